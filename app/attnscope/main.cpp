@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// attnscope: the GUI. Argument parsing and the main window; everything else lives in the libraries.
+
+#include "buildinfo.h"
+#include "mainwindow.h"
+#include "views/exploreview.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QTimer>
+
+int main(int argc, char *argv[])
+{
+    // Qt 6 scales for high DPI by default; keep fractional factors (125 %, 150 %) exact rather than rounded.
+    QApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("AttnScope"));
+    QApplication::setOrganizationDomain(QStringLiteral("attnscope.org"));
+    QApplication::setApplicationName(QStringLiteral("AttnScope"));
+    QApplication::setApplicationDisplayName(QStringLiteral("AttnScope"));
+    QApplication::setApplicationVersion(attnui::attnscopeVersion());
+    QApplication::setDesktopFileName(QStringLiteral("attnscope"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("A native desktop lab for self-attention."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    // For documentation and visual checks: save a picture of the window once the first result is shown, then quit.
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH and quit."),
+                                  QStringLiteral("PATH"));
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(screenshot);
+    parser.process(app);
+
+    attnui::MainWindow window;
+    window.show();
+
+    if (parser.isSet(screenshot)) {
+        const QString path = parser.value(screenshot);
+        QObject::connect(window.explore(), &attnui::ExploreView::resultShown, &window, [&window, path] {
+            // Let the layout and the queued replots settle before grabbing.
+            QTimer::singleShot(500, &window, [&window, path] {
+                const bool ok = window.grab().save(path);
+                QApplication::exit(ok ? 0 : 1);
+            });
+        }, Qt::SingleShotConnection);
+        QTimer::singleShot(60000, &app, [] { QApplication::exit(2); });   // never hang a script
+    }
+    return app.exec();
+}

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// attnscope-cli: argument parsing and dispatch only. Each verb turns its options into a config struct and hands
+// it to a library (bench/ for `bench`); exit codes: 0 success, 2 bad arguments, 1 any other error.
+
+#include <bench.h>
+
+#include <attnscope/attention.h>
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <optional>
+
+namespace {
+
+constexpr const char *kVersion = ATTNSCOPE_VERSION;
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitBadArguments = 2;
+
+void printError(const QString &verb, const QString &message)
+{
+    std::fprintf(stderr, "attnscope-cli %s: %s\n", qPrintable(verb), qPrintable(message));
+}
+
+// Integer option with a range; on failure `error` names the option and the offending text.
+template <typename T>
+bool readInteger(const QCommandLineParser &parser, const QString &name, T &value, QString &error,
+                 T minimum = std::numeric_limits<T>::min())
+{
+    if (!parser.isSet(name)) return true;
+    const QString text = parser.value(name);
+    bool ok = false;
+    const qlonglong parsed = text.toLongLong(&ok);
+    // T as wide as qlonglong (the seed) cannot overflow; narrower T must fit.
+    const bool fits = sizeof(T) >= sizeof(qlonglong) || parsed <= qlonglong(std::numeric_limits<T>::max());
+    if (!ok || parsed < qlonglong(minimum) || !fits) {
+        error = QStringLiteral("--%1: '%2' is not an integer >= %3").arg(name, text).arg(qlonglong(minimum));
+        return false;
+    }
+    value = static_cast<T>(parsed);
+    return true;
+}
+
+bool readDouble(const QCommandLineParser &parser, const QString &name, double &value, QString &error, double minimum)
+{
+    if (!parser.isSet(name)) return true;
+    const QString text = parser.value(name);
+    bool ok = false;
+    const double parsed = text.toDouble(&ok);
+    if (!ok || !(parsed >= minimum)) {
+        error = QStringLiteral("--%1: '%2' is not a number >= %3").arg(name, text).arg(minimum);
+        return false;
+    }
+    value = parsed;
+    return true;
+}
+
+// Parses `args` (args[0] is "attnscope-cli VERB"); returns an exit code when the verb should stop now
+// (help printed, or bad arguments reported), nothing when it should go on.
+std::optional<int> parseVerbArguments(QCommandLineParser &parser, const QString &verb, const QStringList &args)
+{
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help = parser.addHelpOption();
+    if (!parser.parse(args)) {
+        printError(verb, parser.errorText());
+        return kExitBadArguments;
+    }
+    if (parser.isSet(help)) {
+        // Qt's usage line names the executable's path only; scripts copy the verb too.
+        QString text = parser.helpText();
+        const qsizetype firstLineEnd = text.indexOf(QLatin1Char('\n'));
+        text.replace(0, firstLineEnd, QStringLiteral("Usage: attnscope-cli %1 [options]").arg(verb));
+        std::fputs(qPrintable(text), stdout);
+        return kExitOk;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        printError(verb, QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()));
+        return kExitBadArguments;
+    }
+    return std::nullopt;
+}
+
+int benchVerb(const QStringList &args)
+{
+    const QString verb = QStringLiteral("bench");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Validate each attention backend against the fp64 reference, then time it beside the best GEMM of this\n"
+        "build (same process, same threads). One line per backend; --json for JSON lines."));
+    attn::bench::BenchConfig config;
+    auto number = [](const char *name, const QString &what, auto fallback) {
+        return QCommandLineOption(QString::fromLatin1(name),
+                                  what + QStringLiteral(" (default %1)").arg(fallback), QStringLiteral("N"));
+    };
+    parser.addOptions({
+        number("n", QStringLiteral("sequence length, Lq = Lk"), config.n),
+        number("d", QStringLiteral("head dimension"), config.d),
+        number("heads", QStringLiteral("heads"), config.heads),
+        number("batch", QStringLiteral("batch size"), config.batch),
+        {QStringLiteral("causal"), QStringLiteral("causal mask (default bidirectional)")},
+        {QStringLiteral("backend"),
+         QStringLiteral("reference|tiled|unfused|cuda|auto|all (default all: tiled, unfused, and cuda if present)"),
+         QStringLiteral("B"), QStringLiteral("all")},
+        number("threads", QStringLiteral("threads, 0 = all hardware threads"), config.threads),
+        number("reps", QStringLiteral("timed repetitions, fewer when a call is slow (see --max-seconds)"),
+               config.reps),
+        number("warmups", QStringLiteral("untimed calls after validation, at least 1 (it reads the peak RSS)"),
+               config.warmups),
+        {QStringLiteral("weights"), QStringLiteral("also return weights: none|one|all heads (default none)"),
+         QStringLiteral("W"), QStringLiteral("none")},
+        {QStringLiteral("json"), QStringLiteral("print one JSON object per line")},
+        {QStringLiteral("memory"),
+         QStringLiteral("peak-RSS mode: nothing O(n^2), sampled validation, GEMM ceiling after the peak is read")},
+        number("gemm-size", QStringLiteral("N of the N^3 sgemm ceiling"), qlonglong(config.gemmSize)),
+        number("max-seconds", QStringLiteral("timing budget per backend"), config.maxSeconds),
+        number("unfused-limit-gib", QStringLiteral("skip unfused above this much score memory"),
+               config.unfusedLimitGib),
+        number("validate-rows", QStringLiteral("sampled fp64 rows at large n"), config.validateRows),
+        number("seed", QStringLiteral("input seed"), qulonglong(config.seed)),
+        number("amp", QStringLiteral("Q, K ~ N(0, amp^2)"), config.amplitude),
+    });
+    if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
+
+    QString error;
+    const bool numbersOk = readInteger(parser, QStringLiteral("n"), config.n, error, std::int64_t(1)) &&
+                           readInteger(parser, QStringLiteral("d"), config.d, error, std::int64_t(1)) &&
+                           readInteger(parser, QStringLiteral("heads"), config.heads, error, std::int64_t(1)) &&
+                           readInteger(parser, QStringLiteral("batch"), config.batch, error, std::int64_t(1)) &&
+                           readInteger(parser, QStringLiteral("threads"), config.threads, error, 0) &&
+                           readInteger(parser, QStringLiteral("reps"), config.reps, error, 1) &&
+                           readInteger(parser, QStringLiteral("warmups"), config.warmups, error, 0) &&
+                           readInteger(parser, QStringLiteral("gemm-size"), config.gemmSize, error, 16L) &&
+                           readInteger(parser, QStringLiteral("validate-rows"), config.validateRows, error, 2) &&
+                           readInteger(parser, QStringLiteral("seed"), config.seed, error, std::uint64_t(0)) &&
+                           readDouble(parser, QStringLiteral("max-seconds"), config.maxSeconds, error, 0.0) &&
+                           readDouble(parser, QStringLiteral("unfused-limit-gib"), config.unfusedLimitGib, error,
+                                      0.0) &&
+                           readDouble(parser, QStringLiteral("amp"), config.amplitude, error, 0.0);
+    if (!numbersOk) {
+        printError(verb, error);
+        return kExitBadArguments;
+    }
+    const QString backend = parser.value(QStringLiteral("backend"));
+    const auto backends = attn::bench::parseBenchBackends(backend.toStdString());
+    if (!backends) {
+        printError(verb, QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto|all)")
+                             .arg(backend));
+        return kExitBadArguments;
+    }
+    config.backends = *backends;
+    const QString weights = parser.value(QStringLiteral("weights"));
+    const auto weightsChoice = attn::bench::parseWeightsChoice(weights.toStdString());
+    if (!weightsChoice) {
+        printError(verb, QStringLiteral("--weights: unknown value '%1' (none|one|all)").arg(weights));
+        return kExitBadArguments;
+    }
+    config.weights = *weightsChoice;
+    config.causal = parser.isSet(QStringLiteral("causal"));
+    config.json = parser.isSet(QStringLiteral("json"));
+    config.memoryMode = parser.isSet(QStringLiteral("memory"));
+    if (const std::string problem = attn::bench::checkBenchConfig(config); !problem.empty()) {
+        printError(verb, QString::fromStdString(problem));
+        return kExitBadArguments;
+    }
+    return attn::bench::runBench(config, std::cout, std::cerr);
+}
+
+struct Verb {
+    const char *name;
+    const char *summary;
+    int (*run)(const QStringList &args);
+};
+
+// Later verbs (info, run, figure, equivariance, faithfulness) register here.
+constexpr Verb kVerbs[] = {
+    {"bench", "validate, then time the attention backends beside a same-process GEMM ceiling", benchVerb},
+};
+
+void printUsage(std::FILE *to)
+{
+    std::fprintf(to, "Usage: attnscope-cli VERB [options]    (attnscope-cli VERB --help for a verb's options)\n\n"
+                     "Verbs:\n");
+    for (const Verb &verb : kVerbs) std::fprintf(to, "  %-14s %s\n", verb.name, verb.summary);
+    std::fprintf(to, "\nOptions:\n  -h, --help     this text\n  -v, --version  version and backends\n\n"
+                     "Exit status: 0 success, 2 bad arguments, 1 other errors.\n");
+}
+
+void printVersion()
+{
+    std::printf("attnscope-cli %s\n", kVersion);
+    std::printf("cpu kernels: %s, %d hardware threads\n", attn::cpuSimdLevel().c_str(), attn::hardwareThreads());
+    if (attn::cudaAvailable()) std::printf("cuda: available\n");
+    else std::printf("cuda: unavailable (%s)\n", attn::cudaUnavailableReason().c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("attnscope-cli"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(kVersion));
+
+    const QStringList args = QCoreApplication::arguments();
+    if (args.size() < 2) {
+        printUsage(stderr);
+        return kExitBadArguments;
+    }
+    const QString first = args.at(1);
+    if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
+        printUsage(stdout);
+        return kExitOk;
+    }
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        printVersion();
+        return kExitOk;
+    }
+    for (const Verb &verb : kVerbs) {
+        if (first != QLatin1String(verb.name)) continue;
+        QStringList verbArgs = args.mid(2);
+        verbArgs.prepend(QStringLiteral("attnscope-cli %1").arg(first));
+        return verb.run(verbArgs);
+    }
+    std::fprintf(stderr, "attnscope-cli: unknown verb '%s' (try --help)\n", qPrintable(first));
+    return kExitBadArguments;
+}

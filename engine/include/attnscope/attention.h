@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Scaled dot-product attention, one entry point for every backend.
+//
+//   q: [B, H,   Lq, D ]   k: [B, Hkv, Lk, D ]   v: [B, Hkv, Lk, Dv]      (fp32 views, any strides)
+//   H must be a multiple of Hkv (grouped-query attention: query head h reads kv head h / (H / Hkv)).
+//
+//   S = scale · Q Kᵀ + maskBias          (scale defaults to 1/sqrt(D); masks in mask.h)
+//   P = softmax_rows(S)                   (fully masked rows: P = 0)
+//   O = P V                               out: [B, H, Lq, Dv], contiguous
+//   lse_i = log Σ_j exp(S_ij)             lse: [B, H, Lq], natural log; +inf for fully masked rows
+//
+// Weights (P) are returned only for the (batch, head) pairs asked for, exactly (not an approximation of the
+// fast path's running softmax), and only if they fit the memory budget.
+
+#include <attnscope/mask.h>
+#include <attnscope/status.h>
+#include <attnscope/tensor.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+enum class Backend {
+    Auto,       // the fastest usable backend for the shape
+    Reference,  // fp64 scalar oracle (engine/src/reference); materialises S and P
+    Tiled,      // FlashAttention-2 style online softmax on the CPU (engine/src/cpu)
+    Unfused,    // Q Kᵀ with a GEMM, full-row softmax, P V with a GEMM: the classic baseline, O(L²) memory
+    Cuda,       // CUDA flash kernels (engine/src/cuda), when built and a device is present
+};
+
+std::string backendName(Backend backend);                  // "reference", "tiled", ...
+std::optional<Backend> parseBackend(const std::string &name);
+
+struct HeadIndex {
+    std::int64_t batch = 0;
+    std::int64_t head = 0;
+    bool operator==(const HeadIndex &) const = default;
+};
+
+struct WeightsRequest {
+    enum class Mode { None, Heads, All };
+    Mode mode = Mode::None;
+    std::vector<HeadIndex> heads;      // with Mode::Heads
+
+    static WeightsRequest none() { return {}; }
+    static WeightsRequest all() { return {Mode::All, {}}; }
+    static WeightsRequest only(std::vector<HeadIndex> list) { return {Mode::Heads, std::move(list)}; }
+};
+
+// Called with the fraction of work done, in [0, 1]. May be called from worker threads, never concurrently.
+using ProgressFn = std::function<void(double fraction)>;
+// Polled between blocks from worker threads, possibly concurrently: must be thread-safe (read an atomic).
+// Returning true stops the computation; attention() then returns ErrorCode::Cancelled.
+using CancelFn = std::function<bool()>;
+
+struct AttentionOptions {
+    Backend backend = Backend::Auto;
+    float scale = 0.0f;                                   // 0: 1/sqrt(D)
+    WeightsRequest weights;
+    // Refuse weight requests larger than this. The Reference backend keeps fp64 scores and weights for every
+    // head when any weights are requested, so it needs 16·B·H·Lq·Lk bytes within the budget.
+    std::size_t weightsBudgetBytes = std::size_t(1) << 30;
+    int threads = 0;                                      // 0: all hardware threads
+    ProgressFn progress;
+    CancelFn cancel;
+};
+
+struct HeadWeights {
+    HeadIndex index;
+    std::vector<float> P;   // [Lq, Lk] row-major
+};
+
+struct AttentionOutput {
+    Tensor out;                        // [B, H, Lq, Dv]
+    std::vector<float> lse;            // [B, H, Lq]
+    std::vector<HeadWeights> weights;  // in the order requested (All: b-major, then h)
+    Backend backend = Backend::Reference;   // the backend that ran
+};
+
+// Checks shapes, strides, scale and mask; the message names the operand and the sizes that disagree.
+Status validateAttention(const TensorView &q, const TensorView &k, const TensorView &v, const MaskSpec &mask,
+                         const AttentionOptions &options);
+
+// The single dispatch point for every backend.
+Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, const TensorView &v,
+                                  const MaskSpec &mask, const AttentionOptions &options = {});
+
+// Bytes the requested weights would take for this problem (used for the budget check and by UIs).
+std::size_t weightsBytes(const WeightsRequest &request, std::int64_t B, std::int64_t H, std::int64_t Lq,
+                         std::int64_t Lk);
+
+// Optional CUDA path: detected at configure time (ATTNSCOPE_CUDA) and at run time.
+bool cudaBuilt();
+bool cudaAvailable();
+std::string cudaUnavailableReason();   // empty when available
+
+// Which SIMD level the CPU kernels were compiled with and run ("avx512", "avx2", "scalar").
+std::string cpuSimdLevel();
+int hardwareThreads();
+
+} // namespace attn

@@ -1,0 +1,1 @@
+# model loading sources: target_sources(attn_engine PRIVATE ...)

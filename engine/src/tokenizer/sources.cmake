@@ -1,0 +1,1 @@
+# tokenizer sources: target_sources(attn_engine PRIVATE ...)

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// HeatmapPlot offscreen: pixel → cell mapping, token tick labels (all, then thinned), masked cells as NaN,
+// hover signals, and PNG/SVG/PDF export.
+
+#include "plots/heatmapplot.h"
+
+#include <QImage>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace attnui;
+
+namespace {
+
+QStringList words(int n)
+{
+    QStringList out;
+    for (int i = 0; i < n; ++i) out << QStringLiteral("w%1").arg(i);
+    return out;
+}
+
+HeatmapData matrix(int rows, int cols, bool causal = false)
+{
+    HeatmapData d;
+    d.rows = rows;
+    d.cols = cols;
+    d.rowLabels = words(rows);
+    d.colLabels = words(cols);
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+            d.values.push_back(float(i * cols + j) / float(rows * cols));
+            d.masked.push_back(causal && j > i ? 1 : 0);
+            d.scores.push_back(float(i - j));
+        }
+    return d;
+}
+
+void showPlot(HeatmapPlot &plot, QSize size)
+{
+    plot.resize(size);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QCoreApplication::processEvents();
+}
+
+} // namespace
+
+class TestUiHeatmap : public QObject {
+    Q_OBJECT
+private slots:
+    void cellAtCentreOfEachCell_data();
+    void cellAtCentreOfEachCell();
+    void tickLabelsAreTheTokens();
+    void manyTokensAreThinned();
+    void maskedCellsAreNaN();
+    void hoverReportsTheCell();
+    void exportWritesFiles();
+    void exportRefusesUnwritablePaths();
+};
+
+void TestUiHeatmap::cellAtCentreOfEachCell_data()
+{
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addRow("1x1") << 1 << 1;
+    QTest::addRow("3x5") << 3 << 5;
+    QTest::addRow("11x11") << 11 << 11;
+    QTest::addRow("1x7") << 1 << 7;
+    QTest::addRow("97x97") << 97 << 97;
+}
+
+void TestUiHeatmap::cellAtCentreOfEachCell()
+{
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    HeatmapPlot plot;
+    plot.setData(matrix(rows, cols));
+    showPlot(plot, QSize(700, 600));
+    const QRect area = plot.plotArea();
+    QVERIFY(area.width() > 100 && area.height() > 100);
+    // The centre of cell (i, j) from the matrix area alone: query 0 on top, key 0 on the left.
+    for (int i = 0; i < rows; i += std::max(1, rows / 7))
+        for (int j = 0; j < cols; j += std::max(1, cols / 7)) {
+            const QPointF centre(area.left() + (j + 0.5) * area.width() / cols,
+                                 area.top() + (i + 0.5) * area.height() / rows);
+            const auto cell = plot.cellAt(centre);
+            QVERIFY2(cell.has_value(), qPrintable(QStringLiteral("no cell at (%1, %2)").arg(i).arg(j)));
+            QCOMPARE(cell->row, i);
+            QCOMPARE(cell->col, j);
+            QVERIFY(QLineF(plot.cellCenter(i, j), centre).length() < 2.0);
+        }
+    QVERIFY(!plot.cellAt(QPointF(area.left() - 5, area.top() + 5)).has_value());
+    QVERIFY(!plot.cellAt(QPointF(area.right() + 5, area.bottom() + 5)).has_value());
+}
+
+void TestUiHeatmap::tickLabelsAreTheTokens()
+{
+    HeatmapPlot plot;
+    const QStringList tokens = {"the", "cat", "sat", "on", "the", "mat", "because", "the", "cat", "was", "tired"};
+    HeatmapData d = matrix(11, 11);
+    d.rowLabels = d.colLabels = tokens;
+    plot.setData(d);
+    showPlot(plot, QSize(900, 800));
+    QCOMPARE(plot.rowTickLabels(), tokens);
+    QCOMPARE(plot.colTickLabels(), tokens);
+}
+
+void TestUiHeatmap::manyTokensAreThinned()
+{
+    HeatmapPlot plot;
+    plot.setData(matrix(300, 300));
+    showPlot(plot, QSize(600, 600));
+    const QStringList rows = plot.rowTickLabels(), cols = plot.colTickLabels();
+    QVERIFY2(rows.size() > 5 && rows.size() < 100, qPrintable(QString::number(rows.size())));
+    QVERIFY2(cols.size() > 5 && cols.size() < 100, qPrintable(QString::number(cols.size())));
+    QCOMPARE(rows.first(), QStringLiteral("w0"));
+    for (const QString &label : cols) QVERIFY(words(300).contains(label));
+}
+
+void TestUiHeatmap::maskedCellsAreNaN()
+{
+    HeatmapPlot plot;
+    const HeatmapData d = matrix(4, 4, true);
+    plot.setData(d);
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+            if (j > i)
+                QVERIFY2(std::isnan(plot.cellValue(i, j)), qPrintable(QStringLiteral("(%1, %2)").arg(i).arg(j)));
+            else
+                QCOMPARE(plot.cellValue(i, j), double(d.values[std::size_t(i * 4 + j)]));
+        }
+    QVERIFY(plot.hoverText({0, 3}).contains(QStringLiteral("masked")));
+    QVERIFY(plot.hoverText({3, 1}).contains(QStringLiteral("weight")));
+}
+
+void TestUiHeatmap::hoverReportsTheCell()
+{
+    HeatmapPlot plot;
+    plot.setData(matrix(5, 6));
+    showPlot(plot, QSize(700, 600));
+    QSignalSpy hovered(&plot, &HeatmapPlot::cellHovered);
+    QSignalSpy clicked(&plot, &HeatmapPlot::cellClicked);
+    const QPoint p = plot.plotWidget()->mapFrom(&plot, plot.cellCenter(3, 4).toPoint());
+    QTest::mouseMove(plot.plotWidget(), p);
+    QTRY_COMPARE(hovered.size(), 1);
+    QCOMPARE(hovered.at(0).at(0).toInt(), 3);
+    QCOMPARE(hovered.at(0).at(1).toInt(), 4);
+    QTest::mouseClick(plot.plotWidget(), Qt::LeftButton, {}, p);
+    QCOMPARE(clicked.size(), 1);
+    QCOMPARE(clicked.at(0).at(0).toInt(), 3);
+    QCOMPARE(clicked.at(0).at(1).toInt(), 4);
+}
+
+void TestUiHeatmap::exportWritesFiles()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    HeatmapPlot plot;
+    plot.setData(matrix(6, 6, true));
+    plot.setTitle(QStringLiteral("export test"));
+    QString error;
+    const QString png = dir.filePath("m.png"), svg = dir.filePath("m.svg"), pdf = dir.filePath("m.pdf");
+    QVERIFY2(plot.saveFigure(png, QSize(400, 300), &error), qPrintable(error));
+    QVERIFY2(plot.saveFigure(svg, QSize(400, 300), &error), qPrintable(error));
+    QVERIFY2(plot.saveFigure(pdf, QSize(400, 300), &error), qPrintable(error));
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(800, 600));   // scale 2
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    const QByteArray svgText = s.readAll();
+    QVERIFY(svgText.contains("<svg"));
+    QVERIFY(svgText.contains("export test"));
+    QFile p(pdf);
+    QVERIFY(p.open(QIODevice::ReadOnly));
+    QVERIFY(p.read(5) == "%PDF-");
+    QVERIFY(!plot.saveFigure(dir.filePath("m.bmpx"), QSize(400, 300), &error));
+    QVERIFY(error.contains(QStringLiteral("bmpx")));
+}
+
+void TestUiHeatmap::exportRefusesUnwritablePaths()
+{
+    HeatmapPlot plot;
+    plot.setData(matrix(3, 3));
+    QString error;
+    const QString path = QStringLiteral("/nonexistent-dir/for/sure/m.png");
+    QVERIFY(!plot.saveFigure(path, QSize(300, 300), &error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY(!QFile::exists(path));
+}
+
+QTEST_MAIN(TestUiHeatmap)
+#include "tst_ui_heatmap.moc"

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The raw Explore experiment: one random multi-head self-attention layer over fixed random word embeddings.
+// Words are split on whitespace; each word (case-folded) hashes to a seed that fixes its embedding, so the
+// same word always gets the same vector and repeated words are visible in the weights. Runs on a worker thread
+// through EngineRunner; everything here is plain data and pure functions.
+
+#include "runner/enginerunner.h"
+
+#include <attnscope/attention.h>
+#include <attnscope/mha.h>
+
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+namespace attnui {
+
+enum class MaskKind { Bidirectional, Causal, SlidingWindow };
+
+QString maskKindName(MaskKind kind);   // "bidirectional", "causal", "sliding window"
+
+struct ExperimentRequest {
+    QString text;
+    int heads = 4;
+    int dModel = 64;
+    quint64 seed = 7;
+    MaskKind mask = MaskKind::Causal;
+    int window = 2;                         // |i - j| <= window, for SlidingWindow
+    attn::PositionalEncoding positional = attn::PositionalEncoding::None;
+    attn::Backend backend = attn::Backend::Reference;
+    int focusHead = 0;                      // always gets weights, whatever the length
+    int allHeadsUpTo = 512;                 // weights for every head up to this many tokens
+};
+
+struct ExploreSnapshot : Snapshot {
+    ExperimentRequest request;
+    QStringList tokens;
+    int layers = 1;
+    int heads = 0;
+    // Per (layer, head), index layer * heads + head: row-major [L, L], empty when not computed.
+    std::vector<std::vector<float>> weights;
+    std::vector<std::vector<float>> scores;  // scaled Q·Kᵀ plus biases (ALiBi), −∞ where masked
+    std::vector<std::uint8_t> masked;        // [L, L], 1 where the mask forbids the pair (all heads)
+    QString maskDescription;
+
+    int length() const { return int(tokens.size()); }
+    bool hasWeights(int layer, int head) const;
+    const std::vector<float> &weightsOf(int layer, int head) const { return weights[std::size_t(layer * heads + head)]; }
+    const std::vector<float> &scoresOf(int layer, int head) const { return scores[std::size_t(layer * heads + head)]; }
+};
+
+QStringList tokenizeWords(const QString &text);
+// A fixed unit-variance random vector for a word; the same word (case-folded) gives the same vector.
+std::vector<float> wordEmbedding(const QString &word, int dModel);
+attn::MaskSpec maskFor(const ExperimentRequest &request);
+
+// Computes the experiment; errors name the setting that is wrong. Honours ctx's cancel flag and progress.
+attn::Result<std::shared_ptr<Snapshot>> runExperiment(const ExperimentRequest &request, const JobContext &ctx);
+
+} // namespace attnui

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plots/headgrid.h"
+
+#include <QEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <cmath>
+
+namespace attnui {
+
+namespace {
+constexpr int kGap = 10, kMinCell = 56, kMaxCell = 170;
+constexpr int kMaxImageSide = 256;   // thumbnails of longer inputs are subsampled
+}
+
+HeadGrid::HeadGrid(QWidget *parent) : QWidget(parent)
+{
+    setMouseTracking(true);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+}
+
+void HeadGrid::setHeads(int layers, int heads, int length, const std::vector<std::vector<float>> &weights,
+                        const std::vector<std::uint8_t> &masked)
+{
+    m_layers = layers;
+    m_heads = heads;
+    m_length = length;
+    m_weights = weights;
+    m_masked = masked;
+    m_selLayer = std::clamp(m_selLayer, 0, std::max(0, layers - 1));
+    m_selHead = std::clamp(m_selHead, 0, std::max(0, heads - 1));
+    rebuildImages();
+    updateGeometry();
+    update();
+}
+
+void HeadGrid::clear()
+{
+    setHeads(0, 0, 0, {}, {});
+}
+
+void HeadGrid::setColorMap(ColorMap map)
+{
+    m_map = map;
+    rebuildImages();
+    update();
+}
+
+void HeadGrid::setValueRange(double lower, double upper)
+{
+    m_lower = lower;
+    m_upper = upper;
+    rebuildImages();
+    update();
+}
+
+void HeadGrid::setSelected(int layer, int head)
+{
+    m_selLayer = layer;
+    m_selHead = head;
+    update();
+}
+
+void HeadGrid::rebuildImages()
+{
+    m_images.assign(m_weights.size(), QImage());
+    const int L = m_length;
+    if (L <= 0) return;
+    const int side = std::min(L, kMaxImageSide);
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    const QRgb maskRgb = maskedColor(dark).rgb();
+    const bool haveMask = m_masked.size() == std::size_t(L) * std::size_t(L);
+    // A lookup table: one colour per level, as the big heatmap quantises too.
+    std::vector<QRgb> lut(256);
+    for (int i = 0; i < 256; ++i) lut[std::size_t(i)] = colorAt(m_map, i / 255.0).rgb();
+    const double span = m_upper - m_lower;
+    for (std::size_t h = 0; h < m_weights.size(); ++h) {
+        const std::vector<float> &w = m_weights[h];
+        if (w.size() != std::size_t(L) * std::size_t(L)) continue;
+        QImage img(side, side, QImage::Format_RGB32);
+        for (int y = 0; y < side; ++y) {
+            const std::size_t i = std::size_t(y) * std::size_t(L) / std::size_t(side);
+            auto *line = reinterpret_cast<QRgb *>(img.scanLine(y));
+            for (int x = 0; x < side; ++x) {
+                const std::size_t j = std::size_t(x) * std::size_t(L) / std::size_t(side);
+                const std::size_t ij = i * std::size_t(L) + j;
+                if (haveMask && m_masked[ij]) {
+                    line[x] = maskRgb;
+                    continue;
+                }
+                const double t = span > 0 ? (double(w[ij]) - m_lower) / span : 0.0;
+                line[x] = lut[std::size_t(std::clamp(int(std::lround(t * 255.0)), 0, 255))];
+            }
+        }
+        m_images[h] = img;
+    }
+}
+
+HeadGrid::Geometry HeadGrid::geometryFor(int width) const
+{
+    Geometry g;
+    const QFontMetrics fm(font());
+    g.labelWidth = fm.horizontalAdvance(QStringLiteral("L00")) + kGap;
+    g.labelHeight = fm.height() + 2;
+    const int heads = std::max(1, m_heads);
+    const int avail = std::max(kMinCell, width - g.labelWidth);
+    if (m_layers <= 1) {
+        // One layer: wrap its heads into a near-square block, which fills a side panel best.
+        g.columns = int(std::ceil(std::sqrt(double(heads))));
+    } else {
+        // Several layers: one row per layer, as many heads per row as fit at the smallest readable size.
+        g.columns = std::clamp((avail + kGap) / (kMinCell + kGap), 1, heads);
+    }
+    g.rowsPerLayer = (heads + g.columns - 1) / g.columns;
+    g.columns = (heads + g.rowsPerLayer - 1) / g.rowsPerLayer;   // balance the rows
+    g.cell = std::clamp((avail + kGap) / g.columns - kGap, kMinCell, kMaxCell);
+    return g;
+}
+
+int HeadGrid::heightForWidth(int width) const
+{
+    if (m_layers <= 0 || m_heads <= 0) return QFontMetrics(font()).height() * 2;
+    const Geometry g = geometryFor(width);
+    return m_layers * g.rowsPerLayer * (g.cell + g.labelHeight + kGap);
+}
+
+QSize HeadGrid::sizeHint() const
+{
+    return QSize(360, heightForWidth(360));
+}
+
+QSize HeadGrid::minimumSizeHint() const
+{
+    return QSize(kMinCell * 2, kMinCell);
+}
+
+QRect HeadGrid::thumbnailRect(int layer, int head) const
+{
+    const Geometry g = geometryFor(width());
+    const int row = layer * g.rowsPerLayer + head / g.columns, col = head % g.columns;
+    const int x = g.labelWidth + col * (g.cell + kGap);
+    const int y = row * (g.cell + g.labelHeight + kGap) + g.labelHeight;
+    return QRect(x, y, g.cell, g.cell);
+}
+
+bool HeadGrid::headAt(QPoint pos, int *layer, int *head) const
+{
+    for (int l = 0; l < m_layers; ++l)
+        for (int h = 0; h < m_heads; ++h)
+            if (thumbnailRect(l, h).contains(pos)) {
+                *layer = l;
+                *head = h;
+                return true;
+            }
+    return false;
+}
+
+void HeadGrid::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    const QFontMetrics fm(font());
+    if (m_layers <= 0 || m_heads <= 0) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, tr("No result yet"));
+        return;
+    }
+    const Geometry g = geometryFor(width());
+    for (int l = 0; l < m_layers; ++l) {
+        const QRect first = thumbnailRect(l, 0);
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(QRect(0, first.top(), g.labelWidth - kGap, g.cell), Qt::AlignRight | Qt::AlignVCenter,
+                   QStringLiteral("L%1").arg(l + 1));
+        for (int h = 0; h < m_heads; ++h) {
+            const QRect r = thumbnailRect(l, h);
+            const bool selected = l == m_selLayer && h == m_selHead;
+            QFont f = font();
+            f.setBold(selected);
+            p.setFont(f);
+            p.setPen(selected ? pal.color(QPalette::Highlight) : pal.color(QPalette::WindowText));
+            p.drawText(QRect(r.left(), r.top() - g.labelHeight, r.width(), g.labelHeight),
+                       Qt::AlignLeft | Qt::AlignVCenter, tr("head %1").arg(h + 1));
+            p.setFont(font());
+            const std::size_t idx = std::size_t(l * m_heads + h);
+            if (idx < m_images.size() && !m_images[idx].isNull()) {
+                p.setRenderHint(QPainter::SmoothPixmapTransform, false);   // crisp cells
+                p.drawImage(r, m_images[idx]);
+            } else {
+                p.fillRect(r, pal.color(QPalette::AlternateBase));
+                p.setPen(pal.color(QPalette::PlaceholderText));
+                p.drawText(r.adjusted(4, 4, -4, -4), Qt::AlignCenter | Qt::TextWordWrap, tr("click to compute"));
+            }
+            if (selected) {
+                p.setPen(QPen(pal.color(QPalette::Highlight), 3));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(r.adjusted(-2, -2, 1, 1));
+            } else {
+                p.setPen(QPen(pal.color(QPalette::Mid), 1));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(r.adjusted(0, 0, -1, -1));
+            }
+        }
+    }
+}
+
+void HeadGrid::mousePressEvent(QMouseEvent *event)
+{
+    int l = 0, h = 0;
+    if (event->button() == Qt::LeftButton && headAt(event->position().toPoint(), &l, &h)) {
+        setSelected(l, h);
+        emit headClicked(l, h);
+    }
+}
+
+void HeadGrid::mouseMoveEvent(QMouseEvent *event)
+{
+    int l = 0, h = 0;
+    if (headAt(event->position().toPoint(), &l, &h)) {
+        setCursor(Qt::PointingHandCursor);
+        QToolTip::showText(event->globalPosition().toPoint(),
+                           tr("Layer %1, head %2: click to show it large").arg(l + 1).arg(h + 1), this);
+    } else {
+        unsetCursor();
+        QToolTip::hideText();
+    }
+}
+
+void HeadGrid::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        rebuildImages();
+        update();
+    }
+}
+
+} // namespace attnui

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Overview of every (layer, head) as a small painted heatmap — rows are layers, columns heads — with the
+// selected head outlined. Click a thumbnail to pick the head shown large. Heads without computed weights
+// (long inputs compute only the selected head) say so instead of showing an empty square.
+
+#include "plots/colormaps.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+namespace attnui {
+
+class HeadGrid : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadGrid(QWidget *parent = nullptr);
+
+    // weights[layer * heads + head]: row-major [length, length] or empty; masked: [length, length] or empty.
+    void setHeads(int layers, int heads, int length, const std::vector<std::vector<float>> &weights,
+                  const std::vector<std::uint8_t> &masked);
+    void clear();
+    void setColorMap(ColorMap map);
+    void setValueRange(double lower, double upper);
+    void setSelected(int layer, int head);
+    int selectedLayer() const { return m_selLayer; }
+    int selectedHead() const { return m_selHead; }
+    int layers() const { return m_layers; }
+    int heads() const { return m_heads; }
+
+    QRect thumbnailRect(int layer, int head) const;      // widget coordinates
+    bool headAt(QPoint pos, int *layer, int *head) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+
+signals:
+    void headClicked(int layer, int head);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    struct Geometry {
+        int cell = 0, columns = 1, rowsPerLayer = 1, labelWidth = 0, labelHeight = 0;
+    };
+    Geometry geometryFor(int width) const;
+    void rebuildImages();
+
+    int m_layers = 0, m_heads = 0, m_length = 0;
+    std::vector<std::vector<float>> m_weights;
+    std::vector<std::uint8_t> m_masked;
+    std::vector<QImage> m_images;
+    ColorMap m_map = ColorMap::Viridis;
+    double m_lower = 0.0, m_upper = 1.0;
+    int m_selLayer = 0, m_selHead = 0;
+};
+
+} // namespace attnui

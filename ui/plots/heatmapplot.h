@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// HeatmapPlot: one attention matrix as a heatmap — queries as rows (first token on top), keys as columns,
+// token labels on both axes, a colour scale, masked cells hatched, the exact value on hover, PNG/SVG/PDF export.
+// This is the only place in AttnScope that includes qcustomplot.h; the header keeps QCustomPlot out of sight.
+
+#include "plots/colormaps.h"
+
+#include <QPointF>
+#include <QRect>
+#include <QSize>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QCustomPlot;
+
+namespace attnui {
+
+// A matrix to show, row-major [rows, cols]. masked (optional, rows·cols, 1 = masked) cells are drawn as "no
+// value" whatever their number; scores (optional) are the pre-softmax scores shown on hover.
+struct HeatmapData {
+    int rows = 0;
+    int cols = 0;
+    std::vector<float> values;
+    std::vector<std::uint8_t> masked;
+    std::vector<float> scores;
+    QStringList rowLabels;   // queries
+    QStringList colLabels;   // keys
+};
+
+struct HeatmapCell {
+    int row = -1;   // query
+    int col = -1;   // key
+    bool operator==(const HeatmapCell &) const = default;
+};
+
+class HeatmapPlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeatmapPlot(QWidget *parent = nullptr);
+    ~HeatmapPlot() override;
+
+    void setData(HeatmapData data);
+    void clear();
+    const HeatmapData &data() const { return m_data; }
+
+    void setTitle(const QString &title);
+    QString title() const;
+    void setColorMap(ColorMap map);
+    ColorMap colorMap() const { return m_colorMap; }
+    void setValueRange(double lower, double upper);       // colour scale range (default [0, 1])
+    void setValueLabel(const QString &label);             // colour scale label ("attention weight")
+    void setAxisTitles(const QString &rows, const QString &cols);
+
+    // The cell under a point in this widget's coordinates; nothing outside the matrix.
+    std::optional<HeatmapCell> cellAt(QPointF pos) const;
+    QPointF cellCenter(int row, int col) const;           // pixel centre of a cell (for tests and overlays)
+    QRect plotArea() const;                               // the matrix area in widget coordinates
+    // What the colour map holds for a cell: the value, or NaN where the cell is masked.
+    double cellValue(int row, int col) const;
+    // The tick labels currently drawn (thinned when there are many tokens), by tick position.
+    QStringList rowTickLabels() const;
+    QStringList colTickLabels() const;
+    QString hoverText(HeatmapCell cell) const;            // the text shown on hover
+
+    // Export exactly what is shown, at a chosen size; written through QSaveFile (no half-written files).
+    bool savePng(const QString &path, QSize size, double scale = 2.0, QString *error = nullptr);
+    bool saveSvg(const QString &path, QSize size, QString *error = nullptr);
+    bool savePdf(const QString &path, QSize size, QString *error = nullptr);
+    bool saveFigure(const QString &path, QSize size, QString *error = nullptr);   // by suffix: png, svg, pdf
+
+    QWidget *plotWidget() const;   // the widget that receives mouse events
+
+signals:
+    void cellHovered(int row, int col);
+    void hoverLeft();
+    void cellClicked(int row, int col);
+
+protected:
+    void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    struct Private;
+    void rebuild();
+    void updateTicks();
+    void applyPalette();
+    void setHover(std::optional<HeatmapCell> cell, QPoint globalPos);
+
+    HeatmapData m_data;
+    ColorMap m_colorMap = ColorMap::Viridis;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace attnui

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The input's tokens as chips that wrap like text; the hovered query and key are highlighted.
+
+#include <QStringList>
+#include <QWidget>
+
+namespace attnui {
+
+class TokenChips : public QWidget {
+    Q_OBJECT
+public:
+    explicit TokenChips(QWidget *parent = nullptr);
+
+    void setTokens(const QStringList &tokens);
+    QStringList tokens() const { return m_tokens; }
+    void setHighlight(int query, int key);   // -1: none
+    void setPlaceholder(const QString &text);
+
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    QList<QRect> layoutChips(int width) const;
+
+    QStringList m_tokens;
+    QString m_placeholder;
+    int m_query = -1, m_key = -1;
+};
+
+} // namespace attnui
