@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Transformer models: Hugging Face checkpoint folders (GPT-2 and BERT families) and synthetic models for raw
+// experiments, with a forward pass that exposes hooks for capture and interventions.
+//
+// Sources (Model::open):
+//   a folder      config.json + model.safetensors (F32, F16 or BF16; widened to fp32 on load), or a sharded
+//                 model.safetensors.index.json. Pickle checkpoints (pytorch_model.bin, *.pt, *.pth, *.ckpt) are
+//                 never loaded: the error says how to convert them.
+//   "random:..."  a synthetic model, e.g. "random:layers=2,heads=4,d_model=64,seed=7,pe=sinusoidal" (see
+//                 parseSyntheticSpec for the keys and their defaults).
+//
+// Architectures:
+//   GPT-2  pre-LN decoder: h = x + attn(ln_1(x)); x' = h + mlp(ln_2(h)); ln_f at the end. Learned positions,
+//          causal mask, LM head tied to the token embeddings (or lm_head.weight when the checkpoint has one).
+//   BERT   post-LN encoder: h = LN(x + attn(x)); x' = LN(h + mlp(h)). Embeddings = word + position + token type,
+//          then LayerNorm. Bidirectional, padding masked as keys. Heads: pooler, masked-LM, sequence classifier.
+//   Synthetic  pre-LN attention-only encoder: x' = x + attn(LN(x)), final LN; no MLP, no output head.
+//
+// Units and layouts: one sequence per forward pass (batch 1). L = number of tokens, D = d_model,
+// dHead = D / heads. Every matrix is row-major fp32: hidden states [L, D], Q/K/V [H, L, dHead] per layer,
+// attention weights and scores [L (queries), L (keys)], logits [L, vocab] or [numLabels].
+// Layers and heads are counted from 0.
+
+#include <attnscope/attention.h>
+#include <attnscope/mask.h>
+#include <attnscope/status.h>
+#include <attnscope/tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+enum class Architecture {
+    Gpt2,        // model_type "gpt2": GPT2LMHeadModel, GPT2Model
+    Bert,        // model_type "bert": BertModel, BertForMaskedLM, BertForSequenceClassification
+    Synthetic,   // "random:..." specs
+};
+std::string architectureName(Architecture a);   // "gpt2", "bert", "synthetic"
+
+enum class Activation { Gelu, GeluNew, GeluFast, QuickGelu, Relu, Silu, Tanh };
+std::string activationName(Activation a);       // the transformers ACT2FN name: "gelu", "gelu_new", ...
+std::optional<Activation> parseActivation(const std::string &name);   // also accepts "gelu_pytorch_tanh", "swish"
+
+// What the model outputs besides hidden states.
+enum class ModelHead {
+    None,            // BertModel, synthetic models: hidden states (and the pooler) only
+    CausalLM,        // GPT-2: next-token logits [L, vocab]
+    MaskedLM,        // BertForMaskedLM: token logits [L, vocab]
+    Classification,  // BertForSequenceClassification: class logits [numLabels] from the pooled [CLS] state
+};
+
+enum class PositionKind { None, Learned, Sinusoidal, RoPE, ALiBi };
+
+// Fields of config.json this engine uses, after aliases and defaults (reference: transformers'
+// configuration_gpt2.py / configuration_bert.py). Names in comments are the config.json keys.
+struct ModelConfig {
+    Architecture architecture = Architecture::Gpt2;
+    std::string modelType;                   // model_type
+    std::string architectureClass;           // architectures[0], or derived ("GPT2LMHeadModel") when absent
+    ModelHead head = ModelHead::None;
+    std::int64_t vocabSize = 0;              // vocab_size
+    std::int64_t dModel = 0;                 // n_embd | hidden_size
+    std::int64_t layers = 0;                 // n_layer | num_hidden_layers
+    std::int64_t heads = 0;                  // n_head | num_attention_heads
+    std::int64_t dHead = 0;                  // dModel / heads
+    std::int64_t intermediate = 0;           // n_inner (null: 4·n_embd) | intermediate_size; 0 for synthetic
+    std::int64_t maxPositions = 0;           // n_positions | max_position_embeddings; 0: unlimited
+    std::int64_t typeVocabSize = 0;          // BERT type_vocab_size
+    Activation activation = Activation::GeluNew;   // activation_function | hidden_act
+    float layerNormEps = 1e-5f;              // layer_norm_epsilon | layer_norm_eps
+    PositionKind positions = PositionKind::Learned;
+    bool causal = false;                     // GPT-2: true
+    bool scaleAttnWeights = true;            // GPT-2 scale_attn_weights: scores / sqrt(dHead)
+    bool scaleAttnByInverseLayerIdx = false; // GPT-2: scores additionally / (layer + 1)
+    std::int64_t numLabels = 0;              // classifiers: len(id2label) or num_labels (default 2)
+    std::vector<std::string> labels;         // id2label in id order ("LABEL_0", ... when absent)
+    std::optional<std::int64_t> padTokenId, bosTokenId, eosTokenId;
+    std::uint64_t seed = 0;                  // synthetic models only
+};
+
+// Parses config.json text. `label` (usually the file path) starts every message; a message names the field.
+Result<ModelConfig> parseModelConfig(const std::string &jsonText, const std::string &label);
+
+// "random:layers=2,heads=4,d_model=64,seed=7[,pe=none|sinusoidal|rope|alibi][,vocab=256][,causal=0|1]"
+// Keys may come in any order; each at most once. Defaults: layers 1, heads 4, d_model 64, seed 0, pe none,
+// vocab 256 (token ids are bytes), causal 0, max positions unlimited. d_model must be a multiple of heads.
+Result<ModelConfig> parseSyntheticSpec(const std::string &spec);
+
+struct HeadRef {
+    std::int64_t layer = 0;
+    std::int64_t head = 0;
+    bool operator==(const HeadRef &) const = default;
+};
+
+struct ForwardInput {
+    std::vector<std::int64_t> tokenIds;        // [L]
+    std::vector<std::int64_t> tokenTypeIds;    // [L] BERT segment ids; empty: all 0
+    std::vector<std::uint8_t> attentionMask;   // [L] 1 = token, 0 = padding (masked as a key); empty: all 1
+    // Instead of token ids: input embeddings [L, D] used in place of the token-embedding lookup (positions and
+    // token types are still added). For raw experiments on synthetic models.
+    std::vector<float> inputEmbeddings;
+};
+
+// Interventions on one head's attention (per forward pass).
+struct HeadAblation {
+    enum class Kind {
+        Zero,   // the head's weights are multiplied by 0 (Hugging Face head_mask semantics): its output is 0,
+                // and its captured weights are reported as 0
+        Mean,   // the head's output at every position is replaced by its mean over the non-padding positions
+                // of this input (or by `mean` when given: dHead values, e.g. a dataset mean)
+    };
+    HeadRef head;
+    Kind kind = Kind::Zero;
+    std::vector<float> mean;   // optional [dHead]
+};
+
+struct HeadOverride {
+    enum class Kind {
+        Permuted,   // each query row's weights are shuffled among its allowed keys (seeded, per row)
+        Uniform,    // each query row spreads its weight uniformly over its allowed keys
+    };
+    HeadRef head;
+    Kind kind = Kind::Uniform;
+    std::uint64_t seed = 0;
+};
+
+// Knock a token out as a key: no query attends to position `position` (in `layer`, or every layer when -1).
+struct KeyKnockout {
+    std::int64_t position = 0;
+    std::int64_t layer = -1;
+};
+
+struct ForwardOptions {
+    Backend backend = Backend::Auto;
+    int threads = 0;                               // 0: all hardware threads
+    std::size_t weightsBudgetBytes = std::size_t(1) << 30;
+
+    // Capture.
+    WeightsRequest::Mode weightsMode = WeightsRequest::Mode::None;   // None, Heads (weightHeads), All
+    std::vector<HeadRef> weightHeads;              // with Mode::Heads; order kept in ForwardResult::heads
+    bool captureScores = false;                    // scaled scores + mask (-inf where masked) for those heads
+    bool captureQKV = false;                       // Q, K, V of every layer [H, L, dHead]
+    bool captureHiddenStates = false;              // Hugging Face output_hidden_states convention (below)
+    bool computeLogits = true;                     // [L, vocab] can be large for real vocabularies
+
+    // Masks. The model's own structure (causal for GPT-2, none for BERT) unless overridden; padding from
+    // ForwardInput::attentionMask and key knockouts are always added on top.
+    std::optional<MaskSpec> maskOverride;          // structure only: causal / window / block / allowed / additive
+
+    // Interventions.
+    std::vector<HeadAblation> ablations;
+    std::vector<HeadOverride> overrides;
+    std::vector<KeyKnockout> knockouts;
+    bool dropPositions = false;                    // no learned / sinusoidal / RoPE / ALiBi positional information
+
+    ProgressFn progress;                           // fraction of layers done, [0, 1]
+    CancelFn cancel;                               // polled between layers and inside attention
+};
+
+struct CapturedHead {
+    HeadRef head;
+    std::vector<float> weights;   // [L, L]: exactly what multiplied V (after ablations and overrides)
+    std::vector<float> scores;    // [L, L] when captureScores: scale·q·kᵀ + mask bias, -inf where masked
+};
+
+struct LayerQKV {
+    Tensor q, k, v;   // each [1, H, L, dHead], as the scores see them (after RoPE)
+};
+
+struct ForwardResult {
+    std::int64_t length = 0;                   // L
+    std::vector<CapturedHead> heads;           // requested order; Mode::All: layer-major, then head
+    std::vector<LayerQKV> qkv;                 // [layers] when captureQKV
+    // [layers + 1] entries of [L, D] when captureHiddenStates, as transformers' output_hidden_states:
+    //   GPT-2: [0] embeddings (token + position), [i] the input of block i, [layers] ln_f(output of the last block)
+    //   BERT:  [0] LayerNorm(embeddings), [i] the output of layer i - 1
+    //   Synthetic: like GPT-2 (the last entry after the final LN)
+    std::vector<std::vector<float>> hiddenStates;
+    std::vector<float> lastHidden;             // [L, D]: the model's final hidden state (GPT-2: after ln_f)
+    std::vector<float> pooled;                 // BERT with a pooler: [D] = tanh(W·h_[CLS] + b)
+    ModelHead head = ModelHead::None;
+    std::vector<float> logits;                 // CausalLM/MaskedLM: [L, vocab]; Classification: [numLabels]
+};
+
+namespace detail { struct ModelWeights; }
+
+// An immutable loaded model. Copies share the weights; forward() is const and may run on several threads at once.
+class Model {
+public:
+    // A folder, or a "random:" spec.
+    static Result<Model> open(const std::string &source);
+    static Result<Model> loadFolder(const std::string &folder);
+    static Result<Model> synthetic(const std::string &spec);
+
+    const ModelConfig &config() const;
+    const std::string &source() const;   // the folder path or the spec, as given
+    std::string name() const;            // the folder's last component, or the spec
+
+    // Checks the input against the model (ids in [0, vocab), length within the positions, mask sizes) and
+    // the options (heads in range, ...); the message names the field.
+    Status validate(const ForwardInput &input, const ForwardOptions &options) const;
+    Result<ForwardResult> forward(const ForwardInput &input, const ForwardOptions &options = {}) const;
+
+private:
+    explicit Model(std::shared_ptr<const detail::ModelWeights> w) : m_w(std::move(w)) {}
+    std::shared_ptr<const detail::ModelWeights> m_w;
+};
+
+} // namespace attn

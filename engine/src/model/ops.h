@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The dense building blocks of a transformer layer, on row-major fp32 matrices of L rows (one per token).
+#include "weights.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attn::detail {
+
+// y [L, out] = x [L, in] · W + b
+std::vector<float> applyLinear(const float *x, std::int64_t L, const Linear &W);
+// In place, per row: (x - mean) / sqrt(var + eps) · gamma + beta (biased variance, accumulated in double).
+void layerNorm(float *x, std::int64_t L, std::int64_t D, const LayerNormWeights &w, float eps);
+// In place, elementwise: transformers' ACT2FN definitions.
+void activate(float *x, std::size_t n, Activation a);
+// logits [L, V] = h [L, D] · Eᵀ (+ bias) for an embedding-shaped matrix E [V, D].
+std::vector<float> tiedProjection(const float *h, std::int64_t L, std::int64_t D, const std::vector<float> &E,
+                                  std::int64_t V, const std::vector<float> &bias);
+
+} // namespace attn::detail
