@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# CLI suites (Qt Test, label "cli"): they run the built attnscope-cli with QProcess, as scripts do.
+# CLI suites (Qt Test, label "cli"): tst_cli runs the built attnscope-cli with QProcess, as scripts do; tst_export
+# checks the engine's export functions (engine/include/attnscope/export.h) behind `info` and `run` directly.
+# Both validate real exports against docs/schema/run.schema.json with the subset checker in jsonschema.cpp.
 
-attn_add_qt_test(tst_cli LABELS cli LIBS Qt6::Core)
-target_compile_definitions(tst_cli PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_FILE:attnscope-cli>")
+attn_add_qt_test(tst_cli LABELS cli LIBS Qt6::Core SOURCES jsonschema.cpp)
+target_compile_definitions(tst_cli PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_FILE:attnscope-cli>"
+                                           ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
 add_dependencies(tst_cli attnscope-cli)
-set_tests_properties(tst_cli PROPERTIES TIMEOUT 60)
+set_tests_properties(tst_cli PROPERTIES TIMEOUT 120)
+
+attn_add_qt_test(tst_export LABELS cli LIBS attn_engine Qt6::Core SOURCES jsonschema.cpp)
+target_compile_definitions(tst_export PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")

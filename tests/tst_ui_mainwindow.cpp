@@ -1,14 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// MainWindow offscreen: it opens, the Explore workspace shows a heatmap of the default text, a head can be
-// enlarged from the overview, bad input shows an error while the last result stays, figures export.
+// MainWindow offscreen: it opens on a sample model with its first example and shows its tokens and heads, the
+// model picker lists the samples, a head can be enlarged from the overview or the statistics table, bad input
+// and bad folders show an error once while the last result and model stay, the raw experiment is still there,
+// figures export.
 
 #include "buildinfo.h"
 #include "mainwindow.h"
 #include "plots/headgrid.h"
 #include "plots/heatmapplot.h"
+#include "explore/modelrun.h"
+#include "models/headstatsmodel.h"
+#include "views/aggregationpanel.h"
 #include "views/exploreview.h"
+#include "views/headstatspanel.h"
+#include "views/outputspanel.h"
+#include "views/tokenchips.h"
 
 #include <attnscope/attention.h>
+#include <attnscope/textmodel.h>
+
+#include <QComboBox>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 
 #include <QSettings>
 #include <QStandardPaths>
@@ -23,8 +36,13 @@ class TestUiMainWindow : public QObject {
 private slots:
     void initTestCase();
     void opensAndShowsAHeatmap();
+    void modelPickerListsSamples();
     void clickingAHeadEnlargesIt();
+    void statisticsRowOpensTheHead();
+    void aggregationsAndOutputsAreFilled();
     void badInputKeepsTheLastResult();
+    void badFolderKeepsTheModel();
+    void rawExperimentStaysAvailable();
     void viewMenuSettingsApply();
     void exportsTheCurrentFigure();
     void aboutNamesVersionsAndBackends();
@@ -38,22 +56,75 @@ void TestUiMainWindow::initTestCase()
     QSettings().clear();
 }
 
+namespace {
+
+// Waits for the first model result of a fresh window.
+bool waitForModel(MainWindow &w)
+{
+    ExploreView *explore = w.explore();
+    return QTest::qWaitFor([explore] { return explore->snapshot() != nullptr && explore->currentModel() != nullptr; },
+                           20000);
+}
+
+} // namespace
+
 void TestUiMainWindow::opensAndShowsAHeatmap()
 {
+    QVERIFY2(!attn::listSampleModels().empty(), "no sample model found");
     MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCOMPARE(w.findChild<QTabWidget *>()->count(), 1);   // only workspaces that exist
     ExploreView *explore = w.explore();
-    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != nullptr, 10000);
+    QVERIFY(waitForModel(w));
+    // The default sample (induction-gpt2 when present, else the first), on its first example.
+    const QString spec = QString::fromStdString(explore->currentModel()->spec());
+    QCOMPARE(spec, ExploreView::defaultModelSpec());
+    QStringList examples, hints;
+    readExamples(QString::fromStdString(*attn::resolveModelSpec(spec.toStdString())), &examples, &hints);
+    if (!examples.isEmpty()) QCOMPARE(explore->text(), examples.first());
+    // Tokens come from the model's tokenizer and show as chips and as the heatmap's labels.
+    auto tokenized = explore->currentModel()->tokenize(explore->text().toStdString());
+    QVERIFY(tokenized.isOk());
+    const int L = int(tokenized->ids.size());
+    QCOMPARE(explore->chips()->tokens().size(), L);
+    QCOMPARE(explore->chips()->tokens().first(), tokenDisplayLabel(tokenized->labels.front()));
+    for (int i = 0; i < L; ++i) QCOMPARE(explore->chips()->isSpecial(i), bool(tokenized->special[std::size_t(i)]));
     HeatmapPlot *plot = explore->currentFigure();
-    QCOMPARE(plot->data().rows, 11);
-    QCOMPARE(plot->data().cols, 11);
-    QCOMPARE(plot->data().rowLabels.first(), QStringLiteral("the"));
+    QCOMPARE(plot->data().rows, L);
+    QCOMPARE(plot->data().rowLabels, explore->chips()->tokens());
+    QCOMPARE(int(plot->data().scores.size()), L * L);   // hover shows the raw score
     QVERIFY(plot->title().contains(QStringLiteral("head 1")));
-    QCOMPARE(explore->headGrid()->heads(), 4);
+    const attn::ModelConfig &config = explore->currentModel()->model().config();
+    QCOMPARE(explore->headGrid()->layers(), int(config.layers));
+    QCOMPARE(explore->headGrid()->heads(), int(config.heads));
     QTRY_VERIFY(w.statusText().contains(QStringLiteral("backend: ")));
     QVERIFY(w.statusText().contains(QStringLiteral("last run")));
+    QVERIFY(explore->errorText().isEmpty());
+}
+
+void TestUiMainWindow::modelPickerListsSamples()
+{
+    MainWindow w;
+    QComboBox *picker = w.explore()->modelPicker();
+    for (const attn::SampleModelInfo &s : attn::listSampleModels())
+        QVERIFY2(picker->findData(QStringLiteral("sample:") + QString::fromStdString(s.name)) >= 0, s.name.c_str());
+    QVERIFY(picker->findText(QStringLiteral("Random attention layer"), Qt::MatchStartsWith) >= 0);
+    QVERIFY(picker->findText(QStringLiteral("Open Folder"), Qt::MatchStartsWith) >= 0);
+    QVERIFY(waitForModel(w));
+    QCOMPARE(picker->currentData().toString(), ExploreView::defaultModelSpec());
+
+    // A folder opened by path (as by drag-and-drop) becomes current and joins the recent folders.
+    QString folder;
+    for (const attn::SampleModelInfo &s : attn::listSampleModels())
+        if (s.name.find("gpt2") != std::string::npos) folder = QString::fromStdString(s.folder);
+    if (folder.isEmpty()) QSKIP("no GPT-2 sample model to open by folder");
+    const auto before = w.explore()->currentModel();
+    w.openModel(folder);
+    QTRY_VERIFY2_WITH_TIMEOUT(w.explore()->currentModel() != before && !w.explore()->isLoading(), qPrintable(w.explore()->errorText()), 20000);
+    QCOMPARE(QString::fromStdString(w.explore()->currentModel()->spec()), folder);
+    QVERIFY(ExploreView::recentModels().contains(QFileInfo(folder).absoluteFilePath()));
+    QVERIFY(picker->findData(QFileInfo(folder).absoluteFilePath()) >= 0);
 }
 
 void TestUiMainWindow::clickingAHeadEnlargesIt()
@@ -63,12 +134,55 @@ void TestUiMainWindow::clickingAHeadEnlargesIt()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     ExploreView *explore = w.explore();
-    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != nullptr, 10000);
+    QVERIFY(waitForModel(w));
     HeadGrid *grid = explore->headGrid();
+    QVERIFY(grid->heads() >= 3);
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->thumbnailRect(0, 2).center());
     QCOMPARE(grid->selectedHead(), 2);
-    QVERIFY2(explore->currentFigure()->title().contains(QStringLiteral("head 3 of 4")),
+    QVERIFY2(explore->currentFigure()->title().contains(QStringLiteral("head 3 of")),
              qPrintable(explore->currentFigure()->title()));
+}
+
+void TestUiMainWindow::statisticsRowOpensTheHead()
+{
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    ExploreView *explore = w.explore();
+    QVERIFY(waitForModel(w));
+    HeadStatsPanel *stats = explore->statisticsPanel();
+    const auto s = explore->snapshot();
+    QCOMPARE(stats->model()->rowCount(), s->layers * s->heads);
+    explore->setCurrentTab(ExploreView::StatisticsTab);
+    QCOMPARE(explore->currentFigure(), stats->plot());
+    QCOMPARE(stats->plot()->data().rows, s->layers);
+    // Sort by previous-token score, descending: the top row is the head with the largest score.
+    stats->proxy()->sort(HeadStatsModel::PreviousToken, Qt::DescendingOrder);
+    const QModelIndex top = stats->proxy()->index(0, 0);
+    const int layer = top.data(HeadStatsModel::LayerRole).toInt(), head = top.data(HeadStatsModel::HeadRole).toInt();
+    for (const attn::HeadStatistics &h : s->stats) QVERIFY(h.previousToken <= s->stats[std::size_t(layer * s->heads + head)].previousToken);
+    QTableView *table = stats->table();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(top).center());
+    QCOMPARE(explore->headGrid()->selectedLayer(), layer);
+    QCOMPARE(explore->headGrid()->selectedHead(), head);
+    QCOMPARE(explore->currentFigure(), explore->headPlot());   // back on the head tab
+}
+
+void TestUiMainWindow::aggregationsAndOutputsAreFilled()
+{
+    MainWindow w;
+    ExploreView *explore = w.explore();
+    QVERIFY(waitForModel(w));
+    const auto s = explore->snapshot();
+    const int L = s->length();
+    AggregationPanel *agg = explore->aggregationPanel();
+    QCOMPARE(agg->meanPlot()->data().rows, L);
+    QCOMPARE(agg->aggregatePlot()->data().rows, L);
+    QVERIFY(agg->aggregatePlot()->title().contains(QStringLiteral("rollout")));
+    agg->setMethod(AggregationPanel::Method::Flow);
+    QVERIFY(agg->aggregatePlot()->title().contains(QStringLiteral("flow")));
+    QCOMPARE(agg->aggregatePlot()->data().values.size(), s->flow.size());
+    QVERIFY(!explore->outputsPanel()->headline().isEmpty());
 }
 
 void TestUiMainWindow::badInputKeepsTheLastResult()
@@ -76,17 +190,61 @@ void TestUiMainWindow::badInputKeepsTheLastResult()
     MainWindow w;
     w.show();
     ExploreView *explore = w.explore();
-    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != nullptr, 10000);
+    QVERIFY(waitForModel(w));
     const auto before = explore->snapshot();
+    const int rows = explore->currentFigure()->data().rows;
     explore->setText(QStringLiteral("   "));
     QTRY_VERIFY_WITH_TIMEOUT(!explore->errorText().isEmpty(), 10000);
     QVERIFY(explore->errorText().contains(QStringLiteral("empty")));
     QCOMPARE(explore->snapshot(), before);   // still on screen
-    QCOMPARE(explore->currentFigure()->data().rows, 11);
-    explore->setText(QStringLiteral("one two three"));
+    QCOMPARE(explore->currentFigure()->data().rows, rows);
+    // Longer than the model's positions: the message says so.
+    const int positions = int(explore->currentModel()->model().config().maxPositions);
+    if (positions > 0) {
+        explore->setText(QString(QStringLiteral("the ")).repeated(positions + 10));
+        QTRY_VERIFY_WITH_TIMEOUT(explore->errorText().contains(QStringLiteral("positions")), 10000);
+        QCOMPARE(explore->snapshot(), before);
+    }
+    explore->setText(QStringLiteral("the dog"));
     QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != before, 10000);
-    QCOMPARE(explore->currentFigure()->data().rows, 3);
     QVERIFY(explore->errorText().isEmpty());
+}
+
+void TestUiMainWindow::badFolderKeepsTheModel()
+{
+    MainWindow w;
+    ExploreView *explore = w.explore();
+    QVERIFY(waitForModel(w));
+    const auto model = explore->currentModel();
+    const auto before = explore->snapshot();
+    QTemporaryDir empty;
+    w.openModel(empty.path());
+    QTRY_VERIFY_WITH_TIMEOUT(!explore->errorText().isEmpty(), 10000);
+    QVERIFY2(explore->errorText().contains(QFileInfo(empty.path()).fileName()), qPrintable(explore->errorText()));
+    QVERIFY(explore->errorText().contains(QStringLiteral("Still using")));
+    QCOMPARE(explore->currentModel(), model);
+    QCOMPARE(explore->snapshot(), before);
+    QCOMPARE(explore->modelPicker()->currentData().toString(), QString::fromStdString(model->spec()));
+    // Still usable: an edit runs on the same model and clears the banner.
+    explore->setText(QStringLiteral("the cat"));
+    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != before, 10000);
+    QCOMPARE(explore->currentModel(), model);
+    QVERIFY(explore->errorText().isEmpty());
+}
+
+void TestUiMainWindow::rawExperimentStaysAvailable()
+{
+    MainWindow w;
+    ExploreView *explore = w.explore();
+    QVERIFY(waitForModel(w));
+    explore->useRawExperiment();
+    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() && explore->snapshot()->source.contains(QStringLiteral("random")),
+                             10000);
+    QCOMPARE(explore->currentFigure()->data().rows, 11);   // the default sentence, one token per word
+    QCOMPARE(explore->currentFigure()->data().rowLabels.first(), QStringLiteral("the"));
+    QCOMPARE(explore->headGrid()->heads(), 4);
+    // Rows 5 and 7 repeat "the": the raw experiment gets duplicate-token scores too.
+    QVERIFY(!std::isnan(explore->snapshot()->stats.front().duplicateToken));
 }
 
 void TestUiMainWindow::viewMenuSettingsApply()
@@ -113,7 +271,7 @@ void TestUiMainWindow::exportsTheCurrentFigure()
     QTemporaryDir dir;
     MainWindow w;
     w.show();
-    QTRY_VERIFY_WITH_TIMEOUT(w.explore()->snapshot() != nullptr, 10000);
+    QVERIFY(waitForModel(w));
     QString error;
     for (const char *name : {"fig.png", "fig.svg", "fig.pdf"}) {
         const QString path = dir.filePath(QString::fromLatin1(name));

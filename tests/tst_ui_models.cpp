@@ -2,11 +2,17 @@
 // AttentionMatrixModel: a well-behaved Qt model (QAbstractItemModelTester), headers are tokens, masked cells flagged.
 
 #include "models/attentionmatrixmodel.h"
+#include "models/headstatsmodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
+
 using attnui::AttentionMatrixModel;
+using attnui::HeadStatsModel;
 
 class TestUiModels : public QObject {
     Q_OBJECT
@@ -16,6 +22,7 @@ private slots:
     void cellsAndRoles();
     void maskedCellsAreFlagged();
     void mismatchedSizesGiveAnEmptyModel();
+    void headStatsSortWithUndefinedLast();
 };
 
 void TestUiModels::modelTesterAcceptsResetsAndShapes()
@@ -90,6 +97,33 @@ void TestUiModels::mismatchedSizesGiveAnEmptyModel()
 #else
     QSKIP("debug builds assert on mismatched sizes");
 #endif
+}
+
+void TestUiModels::headStatsSortWithUndefinedLast()
+{
+    HeadStatsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<attn::HeadStatistics> stats(4);
+    stats[0].induction = 0.2;
+    stats[1].induction = nan;
+    stats[2].induction = 0.9;
+    stats[3].induction = 0.5;
+    model.setStatistics(2, 2, stats);
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.columnCount(), int(HeadStatsModel::ColumnCount));
+    QCOMPARE(model.index(3, HeadStatsModel::Layer).data().toInt(), 2);   // shown from 1
+    QCOMPARE(model.index(3, HeadStatsModel::Head).data().toInt(), 2);
+    QCOMPARE(model.index(1, HeadStatsModel::Induction).data().toString(), QStringLiteral("—"));
+    QCOMPARE(model.index(2, HeadStatsModel::Induction).data().toString(), QStringLiteral("0.900"));
+
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(HeadStatsModel::SortRole);
+    proxy.sort(HeadStatsModel::Induction, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, 0).data(HeadStatsModel::LayerRole).toInt(), 1);   // 0.9: layer 1 (from 0), head 0
+    QCOMPARE(proxy.index(0, 0).data(HeadStatsModel::HeadRole).toInt(), 0);
+    QVERIFY(std::isnan(proxy.index(3, HeadStatsModel::Induction).data(HeadStatsModel::ValueRole).toDouble()));
 }
 
 QTEST_MAIN(TestUiModels)

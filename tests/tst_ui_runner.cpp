@@ -3,6 +3,7 @@
 // cancellation are reported; plus the Explore experiment that runs through it.
 
 #include "explore/experiment.h"
+#include "explore/modelrun.h"
 #include "runner/enginerunner.h"
 
 #include <QThread>
@@ -65,6 +66,9 @@ private slots:
     void everyBackendAgreesWithReference_data();
     void everyBackendAgreesWithReference();
     void sameWordSameEmbedding();
+    void realModelRunsOffTheGuiThread();
+    void staleModelResultsAreDropped();
+    void modelErrorsNameTheProblem();
 };
 
 void TestUiRunner::finishedIsDelivered()
@@ -262,6 +266,103 @@ void TestUiRunner::sameWordSameEmbedding()
     QCOMPARE(wordEmbedding(QStringLiteral("cat"), 16), wordEmbedding(QStringLiteral("Cat"), 16));
     QVERIFY(wordEmbedding(QStringLiteral("cat"), 16) != wordEmbedding(QStringLiteral("mat"), 16));
     QCOMPARE(tokenizeWords(QStringLiteral("  the\tcat \n sat ")), QStringList({"the", "cat", "sat"}));
+}
+
+namespace {
+// A bundled GPT-2 sample's folder (the fixtures have no tokenizer files); empty when none is there.
+QString gpt2Tiny()
+{
+    for (const attn::SampleModelInfo &s : attn::listSampleModels())
+        if (s.name.find("gpt2") != std::string::npos) return QString::fromStdString(s.folder);
+    return {};
+}
+} // namespace
+
+void TestUiRunner::realModelRunsOffTheGuiThread()
+{
+    if (gpt2Tiny().isEmpty()) QSKIP("no GPT-2 sample model in sample_models/");
+    EngineRunner runner;
+    QSignalSpy finished(&runner, &EngineRunner::finished);
+    QSignalSpy failed(&runner, &EngineRunner::failed);
+    auto jobThread = std::make_shared<std::atomic<QThread *>>(nullptr);
+    ModelRequest r;
+    r.spec = gpt2Tiny();
+    r.text = QStringLiteral("hello hello world");
+    runner.submit([r, jobThread](const JobContext &ctx) {
+        jobThread->store(QThread::currentThread());
+        return runModel(r, ctx);
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size() + failed.size(), 1, 20000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QVERIFY(jobThread->load() != nullptr);
+    QVERIFY(jobThread->load() != QThread::currentThread());
+    auto s = std::dynamic_pointer_cast<const ModelSnapshot>(finished.first().first().value<SnapshotPtr>());
+    QVERIFY(s && s->model);
+    QVERIFY(s->runError.isEmpty());
+    const int L = s->length();
+    QVERIFY(L > 0);
+    QCOMPARE(int(s->tokenIds.size()), L);
+    QCOMPARE(int(s->weights.size()), s->layers * s->heads);
+    for (const auto &w : s->weights) QCOMPARE(int(w.size()), L * L);
+    QCOMPARE(int(s->scores.front().size()), L * L);
+    QCOMPARE(int(s->stats.size()), s->layers * s->heads);
+    QCOMPARE(int(s->rollout.size()), L * L);
+    QCOMPARE(int(s->flow.size()), L * L);
+    // GPT-2 is causal: nothing above the diagonal, and the outputs are next-token predictions.
+    QCOMPARE(int(s->masked[1]), 1);
+    QCOMPARE(s->weights.front()[1], 0.0f);
+    QCOMPARE(s->outputs.head, attn::ModelHead::CausalLM);
+    QCOMPARE(int(s->outputs.positions.size()), L);
+    QVERIFY(!s->outputs.topK.back().empty());
+    double sum = 0.0;
+    for (const TokenPrediction &p : s->outputs.topK.back()) sum += p.probability;
+    QVERIFY(sum > 0.0 && sum <= 1.0 + 1e-9);
+}
+
+void TestUiRunner::staleModelResultsAreDropped()
+{
+    if (gpt2Tiny().isEmpty()) QSKIP("no GPT-2 sample model in sample_models/");
+    auto opened = attn::TextModel::open(gpt2Tiny().toStdString());
+    QVERIFY2(opened.isOk(), opened.status().message().c_str());
+    auto model = std::make_shared<const attn::TextModel>(std::move(opened).value());
+    EngineRunner runner;
+    QSignalSpy finished(&runner, &EngineRunner::finished);
+    ModelRequest first, second;
+    first.model = second.model = model;
+    first.text = QStringLiteral("one two three four five six");
+    second.text = QStringLiteral("one");
+    runner.submit([first](const JobContext &) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));   // still running when the second arrives
+        return runModel(first, JobContext());                         // ignores cancel on purpose
+    });
+    const quint64 gen = runner.submit([second](const JobContext &ctx) { return runModel(second, ctx); });
+    QVERIFY(runner.waitForIdle(20000));
+    QCOMPARE(finished.size(), 1);
+    auto s = std::dynamic_pointer_cast<const ModelSnapshot>(finished.first().first().value<SnapshotPtr>());
+    QCOMPARE(s->generation, gen);
+    QCOMPARE(s->text, second.text);
+}
+
+void TestUiRunner::modelErrorsNameTheProblem()
+{
+    JobContext ctx;
+    ModelRequest bad;
+    bad.spec = QStringLiteral("/nonexistent/model-folder");
+    bad.text = QStringLiteral("hi");
+    auto r = runModel(bad, ctx);
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.status().message().find("model-folder") != std::string::npos, r.status().message().c_str());
+
+    // A model that opens but cannot run the text is still handed back, with the reason.
+    if (gpt2Tiny().isEmpty()) QSKIP("no GPT-2 sample model in sample_models/");
+    ModelRequest tooLong;
+    tooLong.spec = gpt2Tiny();
+    tooLong.text = QString(QStringLiteral("a ")).repeated(5000);
+    auto t = runModel(tooLong, ctx);
+    QVERIFY(t.isOk());
+    auto s = std::dynamic_pointer_cast<const ModelSnapshot>(*t);
+    QVERIFY(s && s->model);
+    QVERIFY2(s->runError.contains(QStringLiteral("positions")), qPrintable(s->runError));
 }
 
 QTEST_MAIN(TestUiRunner)

@@ -11,6 +11,9 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
@@ -44,6 +47,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
     setWindowTitle(tr("AttnScope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
+    setAcceptDrops(true);
     m_runner = new EngineRunner(this);
 
     m_tabs = new QTabWidget;
@@ -65,14 +69,34 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         m_timeLabel->setText(tr("last run %1 ms").arg(s->elapsedMs, 0, 'f', s->elapsedMs < 10 ? 2 : 0));
         m_memoryLabel->setText(peakMemoryText());
     });
-    connect(m_runner, &EngineRunner::failed, this, [this](const QString &message) {
-        statusBar()->showMessage(tr("Run failed: %1").arg(message), 8000);
-    });
+    // Failures are shown once, in the workspace's banner, next to what failed.
     connect(m_runner, &EngineRunner::cancelled, this,
             [this] { statusBar()->showMessage(tr("Cancelled; the last result is still shown"), 5000); });
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::openModel(const QString &spec)
+{
+    m_tabs->setCurrentWidget(m_explore);
+    m_explore->openModel(spec);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    // Only a model folder is accepted: one local directory.
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile() && QFileInfo(urls.first().toLocalFile()).isDir())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty()) return;
+    openModel(urls.first().toLocalFile());
+    event->acceptProposedAction();
+}
 
 void MainWindow::addWorkspace(Workspace *workspace)
 {
@@ -89,12 +113,13 @@ Workspace *MainWindow::currentWorkspace() const
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    QAction *open = file->addAction(tr("&Open Model…"));
+    QAction *open = file->addAction(tr("&Open Model Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"),
+                                                              ExploreView::recentModels().value(0, QDir::homePath()));
+        if (!dir.isEmpty()) openModel(dir);
+    });
     open->setShortcut(QKeySequence::Open);
-    open->setEnabled(false);
-    // Disabled actions show no tooltip in menus; the text itself says why.
-    open->setText(tr("&Open Model… (models arrive in a later version)"));
-    open->setToolTip(tr("Opening Hugging Face model folders arrives in a later version"));
+    open->setToolTip(tr("Open a Hugging Face checkpoint folder (config.json, model.safetensors, tokenizer files)"));
     QAction *exportFig = file->addAction(tr("&Export Figure…"), this, &MainWindow::exportFigureDialog);
     exportFig->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     file->addSeparator();

@@ -38,10 +38,14 @@ public:
     void setTheme(Theme theme);
     // Writes the current workspace's figure; the format follows the suffix (png, svg, pdf).
     bool exportFigure(const QString &path, QString *error = nullptr);
-    QString statusText() const;   // backend · last run · peak memory, as shown in the status bar
+    QString statusText() const;
+    // Opens a model folder or spec in Explore (File ▸ Open Model Folder, drag-and-drop of a folder).
+    void openModel(const QString &spec);   // backend · last run · peak memory, as shown in the status bar
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
 
 private:
     void createMenus();

@@ -32,10 +32,24 @@ int main(int argc, char *argv[])
                                   QStringLiteral("PATH"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
+    // Which Explore tab to show first (head, statistics, rollout, outputs): for documentation screenshots.
+    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show this Explore tab."), QStringLiteral("NAME"));
+    tab.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(tab);
+    parser.addPositionalArgument(QStringLiteral("model"),
+                                 QStringLiteral("A model folder, sample:NAME or random:... spec to open."),
+                                 QStringLiteral("[model]"));
     parser.process(app);
 
     attnui::MainWindow window;
     window.show();
+    if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
+    if (parser.isSet(tab)) {
+        const QStringList tabs{QStringLiteral("head"), QStringLiteral("statistics"), QStringLiteral("rollout"),
+                               QStringLiteral("outputs")};
+        const int index = tabs.indexOf(parser.value(tab));
+        if (index >= 0) window.explore()->setCurrentTab(attnui::ExploreView::Tab(index));
+    }
 
     if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);

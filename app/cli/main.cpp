@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attnscope-cli: argument parsing and dispatch only. Each verb turns its options into a config struct and hands
-// it to a library (bench/ for `bench`); exit codes: 0 success, 2 bad arguments, 1 any other error.
+// it to a library (bench/ for `bench`, the engine's export.h for `info` and `run`); exit codes: 0 success,
+// 2 bad arguments, 1 any other error.
 
 #include <bench.h>
+#include <model_bench.h>
 
 #include <attnscope/attention.h>
+#include <attnscope/export.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QStringList>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -124,6 +128,11 @@ int benchVerb(const QStringList &args)
         number("validate-rows", QStringLiteral("sampled fp64 rows at large n"), config.validateRows),
         number("seed", QStringLiteral("input seed"), qulonglong(config.seed)),
         number("amp", QStringLiteral("Q, K ~ N(0, amp^2)"), config.amplitude),
+        {QStringLiteral("model"),
+         QStringLiteral("time a whole forward pass of this model (folder, sample:NAME or random:...) on --n seeded "
+                        "random token ids instead of one attention call; --weights none|all"),
+         QStringLiteral("M")},
+        {QStringLiteral("no-validate"), QStringLiteral("with --model: skip the check against the fp64 reference")},
     });
     if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
 
@@ -164,11 +173,159 @@ int benchVerb(const QStringList &args)
     config.causal = parser.isSet(QStringLiteral("causal"));
     config.json = parser.isSet(QStringLiteral("json"));
     config.memoryMode = parser.isSet(QStringLiteral("memory"));
+    if (parser.isSet(QStringLiteral("model"))) {
+        attn::bench::ModelBenchConfig mc;
+        mc.model = parser.value(QStringLiteral("model")).toStdString();
+        mc.n = parser.isSet(QStringLiteral("n")) ? config.n : 256;
+        if (config.weights == attn::bench::WeightsChoice::One) {
+            printError(verb, QStringLiteral("--weights: with --model use none or all"));
+            return kExitBadArguments;
+        }
+        mc.allWeights = config.weights == attn::bench::WeightsChoice::All;
+        if (config.backends.size() != 1) config.backends = {attn::Backend::Auto};
+        mc.backend = config.backends.front();
+        mc.threads = config.threads;
+        mc.reps = config.reps;
+        mc.warmups = std::max(1, config.warmups);
+        mc.validate = !parser.isSet(QStringLiteral("no-validate"));
+        mc.json = config.json;
+        mc.seed = config.seed;
+        return attn::bench::runModelBench(mc, std::cout, std::cerr);
+    }
     if (const std::string problem = attn::bench::checkBenchConfig(config); !problem.empty()) {
         printError(verb, QString::fromStdString(problem));
         return kExitBadArguments;
     }
     return attn::bench::runBench(config, std::cout, std::cerr);
+}
+
+// Opens --model for `info` and `run`: a bad spec, folder or checkpoint is an error of the input (exit 1).
+std::optional<attn::OpenedModel> openModelOrReport(const QString &verb, const QString &spec, bool requireTokenizer)
+{
+    auto opened = attn::openModel(spec.toStdString(), requireTokenizer);
+    if (!opened) {
+        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(opened.status().message())));
+        return std::nullopt;
+    }
+    return std::move(opened).value();
+}
+
+const QString kModelHelp = QStringLiteral("a model folder, sample:NAME, or random:layers=L,heads=H,d_model=D,seed=S");
+
+int infoVerb(const QStringList &args)
+{
+    const QString verb = QStringLiteral("info");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Print a model's summary as JSON: architecture, sizes, head kind, positions, tokenizer, special tokens,\n"
+        "parameter count. A folder without tokenizer files still opens (\"tokenizer\": null, with the reason)."));
+    parser.addOption({QStringLiteral("model"), kModelHelp, QStringLiteral("M")});
+    if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
+    if (!parser.isSet(QStringLiteral("model"))) {
+        printError(verb, QStringLiteral("--model is required"));
+        return kExitBadArguments;
+    }
+    const auto opened = openModelOrReport(verb, parser.value(QStringLiteral("model")), false);
+    if (!opened) return kExitError;
+    std::fputs(attn::modelInfoJson(*opened).c_str(), stdout);
+    return kExitOk;
+}
+
+// "5,17,3" → ids; false on anything else.
+bool parseIds(const QString &text, std::vector<std::int64_t> &ids)
+{
+    for (const QString &item : text.split(QLatin1Char(','))) {
+        bool ok = false;
+        const qlonglong id = item.trimmed().toLongLong(&ok);
+        if (!ok || id < 0) return false;
+        ids.push_back(id);
+    }
+    return !ids.empty();
+}
+
+int runVerb(const QStringList &args)
+{
+    const QString verb = QStringLiteral("run");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Tokenize a text, run the model once, and write the attention weights, the model's outputs and the settings\n"
+        "as JSON (docs/json-format.md). Exactly one of --text and --ids."));
+    parser.addOptions({
+        {QStringLiteral("model"), kModelHelp, QStringLiteral("M")},
+        {QStringLiteral("text"), QStringLiteral("the input text (UTF-8)"), QStringLiteral("T")},
+        {QStringLiteral("ids"), QStringLiteral("token ids instead of text, comma-separated (folders without a tokenizer)"),
+         QStringLiteral("I,I,...")},
+        {QStringLiteral("mask"),
+         QStringLiteral("model|bidirectional|causal|window:W|causal-window:W (default model: the model's own)"),
+         QStringLiteral("MASK"), QStringLiteral("model")},
+        {QStringLiteral("pad"), QStringLiteral("append K padding tokens, masked as keys (default 0)"), QStringLiteral("K"),
+         QStringLiteral("0")},
+        {QStringLiteral("backend"), QStringLiteral("reference|tiled|unfused|cuda|auto (default auto)"), QStringLiteral("B"),
+         QStringLiteral("auto")},
+        {QStringLiteral("heads"), QStringLiteral("heads whose weights are exported: all, or L.H,L.H,... (default all)"),
+         QStringLiteral("HEADS"), QStringLiteral("all")},
+        {QStringLiteral("threads"), QStringLiteral("threads, 0 = all hardware threads (default 0)"), QStringLiteral("N"),
+         QStringLiteral("0")},
+        {QStringLiteral("top-k"), QStringLiteral("predictions listed per position (default 5)"), QStringLiteral("K"),
+         QStringLiteral("5")},
+        {QStringLiteral("out"), QStringLiteral("the JSON file to write, or - for stdout"), QStringLiteral("F.json")},
+    });
+    if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
+
+    const auto bad = [&](const QString &message) {
+        printError(verb, message);
+        return kExitBadArguments;
+    };
+    for (const char *required : {"model", "out"})
+        if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
+    const bool haveText = parser.isSet(QStringLiteral("text")), haveIds = parser.isSet(QStringLiteral("ids"));
+    if (haveText == haveIds) return bad(QStringLiteral("give exactly one of --text and --ids"));
+
+    attn::RunRequest request;
+    if (haveText) request.text = parser.value(QStringLiteral("text")).toStdString();
+    if (haveIds && !parseIds(parser.value(QStringLiteral("ids")), request.ids))
+        return bad(QStringLiteral("--ids: '%1' is not a comma-separated list of token ids >= 0")
+                       .arg(parser.value(QStringLiteral("ids"))));
+    QString error;
+    if (!readInteger(parser, QStringLiteral("pad"), request.padding, error, std::int64_t(0)) ||
+        !readInteger(parser, QStringLiteral("threads"), request.threads, error, 0) ||
+        !readInteger(parser, QStringLiteral("top-k"), request.topK, error, 1))
+        return bad(error);
+    const QString mask = parser.value(QStringLiteral("mask"));
+    const auto maskChoice = attn::parseMaskChoice(mask.toStdString());
+    if (!maskChoice) return bad(QStringLiteral("--mask: %1").arg(QString::fromStdString(maskChoice.status().message())));
+    request.mask = *maskChoice;
+    const QString backend = parser.value(QStringLiteral("backend"));
+    const auto parsedBackend = attn::parseBackend(backend.toStdString());
+    if (!parsedBackend)
+        return bad(QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto)").arg(backend));
+    request.backend = *parsedBackend;
+    const auto heads = attn::parseHeadList(parser.value(QStringLiteral("heads")).toStdString());
+    if (!heads) return bad(QStringLiteral("--heads: %1").arg(QString::fromStdString(heads.status().message())));
+    request.heads = *heads;
+    const QString out = parser.value(QStringLiteral("out"));
+
+    const auto opened = openModelOrReport(verb, parser.value(QStringLiteral("model")), haveText);
+    if (!opened) return kExitError;
+    // Head numbers are arguments too, but only the model knows its size.
+    if (request.heads)
+        if (attn::Status s = attn::checkHeadList(*request.heads, opened->model.config()); !s)
+            return bad(QStringLiteral("--heads: %1").arg(QString::fromStdString(s.message())));
+    const auto data = attn::runModel(*opened, request);
+    if (!data) {
+        printError(verb, QString::fromStdString(data.status().message()));
+        return kExitError;
+    }
+    const std::string json = attn::runExportJson(*opened, request, *data);
+    if (out == QLatin1String("-")) {
+        std::fwrite(json.data(), 1, json.size(), stdout);
+        return kExitOk;
+    }
+    if (attn::Status s = attn::writeFileAtomically(out.toStdString(), json); !s) {
+        printError(verb, QString::fromStdString(s.message()));
+        return kExitError;
+    }
+    return kExitOk;
 }
 
 struct Verb {
@@ -177,9 +334,11 @@ struct Verb {
     int (*run)(const QStringList &args);
 };
 
-// Later verbs (info, run, figure, equivariance, faithfulness) register here.
+// Later verbs (figure, equivariance, faithfulness) register here.
 constexpr Verb kVerbs[] = {
     {"bench", "validate, then time the attention backends beside a same-process GEMM ceiling", benchVerb},
+    {"info", "a model's summary as JSON on stdout", infoVerb},
+    {"run", "one forward pass: attention weights, outputs and settings as JSON", runVerb},
 };
 
 void printUsage(std::FILE *to)

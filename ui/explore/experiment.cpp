@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "explore/experiment.h"
 
+#include <QHash>
+#include <QObject>
 #include <QRegularExpression>
 
 #include <cmath>
@@ -52,6 +54,46 @@ bool ExploreSnapshot::hasWeights(int layer, int head) const
     const int idx = layer * heads + head;
     return layer >= 0 && layer < layers && head >= 0 && head < heads && idx < int(weights.size()) &&
            !weights[std::size_t(idx)].empty();
+}
+
+attn::Status analyseSnapshot(ExploreSnapshot &s, const JobContext &ctx)
+{
+    const int n = s.length();
+    const std::size_t count = std::size_t(s.layers) * std::size_t(s.heads);
+    s.stats.assign(count, attn::HeadStatistics{});
+    bool all = n > 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        if (k >= s.weights.size() || s.weights[k].empty()) {
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            s.stats[k] = {nan, nan, nan, nan, nan, nan, nan};
+            all = false;
+            continue;
+        }
+        s.stats[k] = attn::headStatistics(s.weights[k].data(), s.tokenIds);
+    }
+    if (!all) {
+        s.aggregationNote = QObject::tr("Rollout and flow need every head; this input is long, so only the heads "
+                                        "on screen were computed.");
+        return attn::Status::ok();
+    }
+    s.layerMeans.resize(std::size_t(s.layers));
+    for (int l = 0; l < s.layers; ++l) {
+        std::vector<const float *> heads;
+        for (int h = 0; h < s.heads; ++h) heads.push_back(s.weightsOf(l, h).data());
+        s.layerMeans[std::size_t(l)] = attn::meanOverHeads(heads, n);
+    }
+    auto rollout = attn::attentionRollout(s.layerMeans, n);
+    if (!rollout) return rollout.status();
+    s.rollout = std::move(rollout).value();
+    if (n > attn::kMaxFlowTokens) {
+        s.aggregationNote = QObject::tr("Attention flow solves one max-flow per token pair, so it is computed "
+                                        "for up to %1 tokens; this input has %2.").arg(attn::kMaxFlowTokens).arg(n);
+        return attn::Status::ok();
+    }
+    auto flow = attn::attentionFlow(s.layerMeans, n, true, ctx.cancelFn());
+    if (!flow) return flow.status();
+    s.flow = std::move(flow).value();
+    return attn::Status::ok();
 }
 
 QStringList tokenizeWords(const QString &text)
@@ -126,6 +168,12 @@ attn::Result<std::shared_ptr<Snapshot>> runExperiment(const ExperimentRequest &r
     snap->request = request;
     snap->tokens = tokens;
     snap->heads = H;
+    snap->source = QObject::tr("random attention layer");
+    snap->text = request.text;
+    snap->special.assign(std::size_t(L), 0);
+    // Equal words get equal ids, so the duplicate and induction scores see repeats as a tokenizer would.
+    QHash<QString, std::int64_t> ids;
+    for (const QString &t : tokens) snap->tokenIds.push_back(ids.insert(t.toCaseFolded(), ids.size()).value());
     snap->backend = attn::backendName(out.attention.backend);
     snap->weights.resize(std::size_t(H));
     snap->scores.resize(std::size_t(H));
@@ -157,6 +205,7 @@ attn::Result<std::shared_ptr<Snapshot>> runExperiment(const ExperimentRequest &r
         snap->scores[std::size_t(h)] = std::move(s);
         snap->weights[std::size_t(h)] = hw.P;
     }
+    if (attn::Status s = analyseSnapshot(*snap, ctx); !s.isOk()) return s;
     return std::shared_ptr<Snapshot>(std::move(snap));
 }
 

@@ -7,8 +7,10 @@
 
 #include "runner/enginerunner.h"
 
+#include <attnscope/analysis.h>
 #include <attnscope/attention.h>
 #include <attnscope/mha.h>
+#include <attnscope/model.h>
 
 #include <QStringList>
 
@@ -34,9 +36,31 @@ struct ExperimentRequest {
     int allHeadsUpTo = 512;                 // weights for every head up to this many tokens
 };
 
+// One predicted token (model outputs).
+struct TokenPrediction {
+    QString token;
+    double probability = 0.0;
+};
+
+// What the model's output head says about this input.
+struct ModelOutputs {
+    attn::ModelHead head = attn::ModelHead::None;
+    QStringList classLabels;                          // Classification: id2label order
+    std::vector<double> classProbabilities;           // Classification: softmax of the class logits
+    std::vector<int> positions;                       // CausalLM / MaskedLM: positions with predictions
+    std::vector<std::vector<TokenPrediction>> topK;   // [positions.size()] each sorted by probability
+    QString note;                                     // e.g. "type [MASK] to see masked-token predictions"
+};
+
+// A result of Explore, from a raw experiment or from a model: tokens, the captured heads, their statistics
+// and the aggregations across heads and layers. Immutable once delivered.
 struct ExploreSnapshot : Snapshot {
-    ExperimentRequest request;
-    QStringList tokens;
+    ExperimentRequest request;               // raw experiments only
+    QString source;                          // what ran: "sample:induction-gpt2", "random attention layer"
+    QString text;                            // the input text
+    QStringList tokens;                      // display labels
+    std::vector<std::int64_t> tokenIds;      // [L]; raw experiments: one id per distinct case-folded word
+    std::vector<std::uint8_t> special;       // [L] 1 for special tokens ([CLS], [SEP], ...)
     int layers = 1;
     int heads = 0;
     // Per (layer, head), index layer * heads + head: row-major [L, L], empty when not computed.
@@ -44,6 +68,17 @@ struct ExploreSnapshot : Snapshot {
     std::vector<std::vector<float>> scores;  // scaled Q·Kᵀ plus biases (ALiBi), −∞ where masked
     std::vector<std::uint8_t> masked;        // [L, L], 1 where the mask forbids the pair (all heads)
     QString maskDescription;
+
+    // Analysis (engine/src/analysis): per head [layers * heads], NaN-filled for heads not computed.
+    std::vector<attn::HeadStatistics> stats;
+    std::vector<std::vector<double>> layerMeans;   // [layers] of [L, L]; empty unless every head was computed
+    std::vector<double> rollout;                   // [L, L] or empty
+    std::vector<double> flow;                      // [L, L] or empty
+    QString aggregationNote;                       // why rollout or flow is missing, when it is
+
+    ModelOutputs outputs;
+    QStringList examples;                          // the model folder's examples.json texts
+    QStringList exampleHints;                      // their "what_to_look_for"
 
     int length() const { return int(tokens.size()); }
     bool hasWeights(int layer, int head) const;
@@ -55,6 +90,10 @@ QStringList tokenizeWords(const QString &text);
 // A fixed unit-variance random vector for a word; the same word (case-folded) gives the same vector.
 std::vector<float> wordEmbedding(const QString &word, int dModel);
 attn::MaskSpec maskFor(const ExperimentRequest &request);
+
+// Fills the analysis fields of a snapshot whose weights, tokens and ids are set: head statistics for every
+// computed head; layer means, rollout and flow (up to attn::kMaxFlowTokens) when every head was computed.
+attn::Status analyseSnapshot(ExploreSnapshot &snapshot, const JobContext &ctx);
 
 // Computes the experiment; errors name the setting that is wrong. Honours ctx's cancel flag and progress.
 attn::Result<std::shared_ptr<Snapshot>> runExperiment(const ExperimentRequest &request, const JobContext &ctx);

@@ -432,9 +432,15 @@ QStringList HeatmapPlot::colTickLabels() const
     return d->colTicker->ticks().values();
 }
 
+void HeatmapPlot::setHoverFormatter(std::function<QString(HeatmapCell)> formatter)
+{
+    m_hoverFormatter = std::move(formatter);
+}
+
 QString HeatmapPlot::hoverText(HeatmapCell cell) const
 {
     if (cell.row < 0 || cell.row >= m_data.rows || cell.col < 0 || cell.col >= m_data.cols) return {};
+    if (m_hoverFormatter) return m_hoverFormatter(cell);
     const std::size_t ij = std::size_t(cell.row) * std::size_t(m_data.cols) + std::size_t(cell.col);
     const QString q = cell.row < m_data.rowLabels.size() ? m_data.rowLabels[cell.row] : QString();
     const QString k = cell.col < m_data.colLabels.size() ? m_data.colLabels[cell.col] : QString();

@@ -12,6 +12,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -66,6 +67,8 @@ public:
     QStringList rowTickLabels() const;
     QStringList colTickLabels() const;
     QString hoverText(HeatmapCell cell) const;            // the text shown on hover
+    // Replaces the attention wording of the hover text (for matrices that are not query × key weights).
+    void setHoverFormatter(std::function<QString(HeatmapCell)> formatter);
 
     // Export exactly what is shown, at a chosen size; written through QSaveFile (no half-written files).
     bool savePng(const QString &path, QSize size, double scale = 2.0, QString *error = nullptr);
@@ -94,6 +97,7 @@ private:
 
     HeatmapData m_data;
     ColorMap m_colorMap = ColorMap::Viridis;
+    std::function<QString(HeatmapCell)> m_hoverFormatter;
     std::unique_ptr<Private> d;
 };
 

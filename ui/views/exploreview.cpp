@@ -4,12 +4,18 @@
 #include "plots/headgrid.h"
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
+#include "views/aggregationpanel.h"
+#include "views/headstatspanel.h"
+#include "views/outputspanel.h"
 #include "views/tokenchips.h"
 
 #include <attnscope/attention.h>
 
 #include <QComboBox>
+#include <QDir>
 #include <QEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -20,6 +26,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -28,6 +35,9 @@ namespace attnui {
 namespace {
 
 constexpr int kDebounceMs = 150;
+constexpr int kMaxRecent = 8;
+const QString kOpenFolder = QStringLiteral("action:open-folder");
+const QString kRawExperiment = QStringLiteral("action:raw-experiment");
 constexpr attn::Backend kDefaultBackend = attn::Backend::Auto;   // tiled on the CPU; agrees with the reference (tst_ui_runner)
 
 QString positionalPhrase(attn::PositionalEncoding pe)
@@ -79,7 +89,9 @@ ExploreView::ExploreView(EngineRunner *runner, QWidget *parent) : Workspace(pare
     connect(m_debounce, &QTimer::timeout, this, &ExploreView::submit);
     connect(m_runner, &EngineRunner::finished, this, &ExploreView::onFinished);
     connect(m_runner, &EngineRunner::failed, this, &ExploreView::onFailed);
-    scheduleRun();
+    const QString spec = defaultModelSpec();
+    if (spec.isEmpty()) useRawExperiment();
+    else openModel(spec);
 }
 
 ExploreView::~ExploreView() = default;
@@ -89,27 +101,77 @@ QString ExploreView::defaultText()
     return QStringLiteral("the cat sat on the mat because the cat was tired");
 }
 
+QString ExploreView::defaultModelSpec()
+{
+    const std::vector<attn::SampleModelInfo> samples = attn::listSampleModels();
+    for (const attn::SampleModelInfo &s : samples)
+        if (s.name == "induction-gpt2") return QStringLiteral("sample:induction-gpt2");
+    return samples.empty() ? QString() : QStringLiteral("sample:") + QString::fromStdString(samples.front().name);
+}
+
+QStringList ExploreView::recentModels()
+{
+    return QSettings().value(QStringLiteral("models/recent")).toStringList();
+}
+
+void ExploreView::addRecentModel(const QString &folder)
+{
+    QStringList recent = recentModels();
+    recent.removeAll(folder);
+    recent.prepend(folder);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    QSettings().setValue(QStringLiteral("models/recent"), recent);
+}
+
 void ExploreView::buildUi()
 {
-    // Left: input and settings.
+    // Top: the model and the example texts it ships with.
+    auto *top = new QHBoxLayout;
+    auto *modelLabel = new QLabel(tr("&Model"));
+    m_modelCombo = new QComboBox;
+    m_modelCombo->setMinimumWidth(260);
+    m_modelCombo->setToolTip(tr("Bundled sample models, recent folders, a Hugging Face folder of your own (or drop "
+                                "one on the window), or the raw random attention layer"));
+    modelLabel->setBuddy(m_modelCombo);
+    m_modelInfo = new QLabel;
+    m_modelInfo->setForegroundRole(QPalette::PlaceholderText);
+    m_modelInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_examplesLabel = new QLabel(tr("E&xample"));
+    m_examples = new QComboBox;
+    m_examples->setMaximumWidth(420);
+    m_examples->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_examples->setMinimumContentsLength(28);
+    m_examplesLabel->setBuddy(m_examples);
+    top->addWidget(modelLabel);
+    top->addWidget(m_modelCombo);
+    top->addWidget(m_modelInfo, 1);
+    top->addWidget(m_examplesLabel);
+    top->addWidget(m_examples);
+    rebuildModelPicker();
+
+    // Left: text, tokens, raw-layer settings, and the overview of all heads.
     auto *controls = new QWidget;
     auto *left = new QVBoxLayout(controls);
-    auto *intro = new QLabel(tr("A raw experiment: one random multi-head self-attention layer over fixed random "
-                                "word embeddings — the same word always gets the same vector. Edit anything to "
-                                "re-run; hover a cell for its exact weight; click a head to enlarge it."));
-    intro->setWordWrap(true);
-    intro->setForegroundRole(QPalette::PlaceholderText);
-    left->addWidget(intro);
+    left->setContentsMargins(0, 0, 4, 0);
+    m_intro = new QLabel;
+    m_intro->setWordWrap(true);
+    m_intro->setForegroundRole(QPalette::PlaceholderText);
+    left->addWidget(m_intro);
 
     left->addWidget(sectionTitle(tr("Text")));
     m_text = new QPlainTextEdit;
-    m_text->setPlainText(defaultText());
-    m_text->setPlaceholderText(tr("Type a sentence; words are split on spaces"));
+    m_text->setPlaceholderText(tr("Type some text"));
     m_text->setTabChangesFocus(true);
     m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);
     left->addWidget(m_text);
+    m_exampleHint = new QLabel;
+    m_exampleHint->setWordWrap(true);
+    m_exampleHint->setForegroundRole(QPalette::PlaceholderText);
+    m_exampleHint->hide();
+    left->addWidget(m_exampleHint);
     m_chips = new TokenChips;
     m_chips->setPlaceholder(tr("No tokens"));
+    m_chips->setToolTip(tr("The tokens the model sees, numbered from 0; dashed chips are special tokens"));
     // Long inputs scroll inside a few rows of chips instead of pushing the overview off screen.
     m_chipsScroll = new QScrollArea;
     m_chipsScroll->setWidget(m_chips);
@@ -118,9 +180,91 @@ void ExploreView::buildUi()
     m_chipsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_chipsScroll->viewport()->installEventFilter(this);
     left->addWidget(m_chipsScroll);
+    left->addWidget(buildRawControls());
 
-    auto *layerBox = new QGroupBox(tr("Attention layer"));
-    auto *form = new QFormLayout(layerBox);
+    left->addWidget(sectionTitle(tr("Overview: layer × head")));
+    m_gridNote = new QLabel(tr("Rows are layers, columns heads. Click a head to show it large."));
+    m_gridNote->setWordWrap(true);
+    m_gridNote->setForegroundRole(QPalette::PlaceholderText);
+    left->addWidget(m_gridNote);
+    m_grid = new HeadGrid;
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(m_grid);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    left->addWidget(scroll, 1);
+
+    // Right: the banner, then one tab per view of the same result.
+    auto *rightPane = new QWidget;
+    auto *right = new QVBoxLayout(rightPane);
+    right->setContentsMargins(4, 0, 0, 0);
+    m_error = new QLabel;
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setStyleSheet(QStringLiteral("QLabel { background: #fde2e1; color: #7a1512; border: 1px solid #f1a7a3;"
+                                          " border-radius: 4px; padding: 6px; }"));
+    m_error->hide();
+    right->addWidget(m_error);
+    m_tabs = new QTabWidget;
+    auto *headPage = new QWidget;
+    auto *headLayout = new QVBoxLayout(headPage);
+    headLayout->setContentsMargins(0, 4, 0, 0);
+    m_plot = new HeatmapPlot;
+    headLayout->addWidget(m_plot, 1);
+    m_readout = new QLabel;
+    m_readout->setTextFormat(Qt::PlainText);
+    m_readout->setWordWrap(true);
+    m_readout->setMinimumHeight(m_readout->fontMetrics().height() * 2 + 4);
+    m_readout->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    headLayout->addWidget(m_readout);
+    m_stats = new HeadStatsPanel;
+    m_aggregation = new AggregationPanel;
+    m_outputs = new OutputsPanel;
+    m_tabs->addTab(headPage, tr("Head"));
+    m_tabs->addTab(m_stats, tr("Head statistics"));
+    m_tabs->addTab(m_aggregation, tr("Rollout && flow"));
+    m_tabs->addTab(m_outputs, tr("Outputs"));
+    right->addWidget(m_tabs, 1);
+    onHoverLeft();
+
+    m_splitter = new QSplitter(Qt::Horizontal);
+    m_splitter->addWidget(controls);
+    m_splitter->addWidget(rightPane);
+    m_splitter->setStretchFactor(0, 0);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({420, 1180});
+    m_splitter->setChildrenCollapsible(false);
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(6, 6, 6, 4);
+    outer->addLayout(top);
+    outer->addWidget(m_splitter, 1);
+
+    connect(m_modelCombo, &QComboBox::activated, this, &ExploreView::onModelActivated);
+    connect(m_examples, &QComboBox::activated, this, [this](int index) {
+        if (index >= 0) setText(m_examples->itemData(index).toString());
+    });
+    connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
+        if (m_raw) {
+            m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
+            fitChips();
+        }
+        scheduleRun();
+    });
+    connect(m_tabs, &QTabWidget::currentChanged, this, &Workspace::figureChanged);
+    connect(m_grid, &HeadGrid::headClicked, this, &ExploreView::selectHead);
+    connect(m_stats, &HeadStatsPanel::headActivated, this, [this](int layer, int head) {
+        selectHead(layer, head);
+        setCurrentTab(HeadTab);
+    });
+    connect(m_plot, &HeatmapPlot::cellHovered, this, &ExploreView::onCellHovered);
+    connect(m_plot, &HeatmapPlot::hoverLeft, this, &ExploreView::onHoverLeft);
+}
+
+QWidget *ExploreView::buildRawControls()
+{
+    m_rawBox = new QGroupBox(tr("Random attention layer"));
+    auto *form = new QFormLayout(m_rawBox);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_heads = new QSpinBox;
     m_heads->setRange(1, 16);
@@ -176,69 +320,106 @@ void ExploreView::buildUi()
     m_backend->setCurrentIndex(
         comboIndexForData(m_backend, QString::fromStdString(attn::backendName(kDefaultBackend))));
     form->addRow(tr("&Backend"), m_backend);
-    left->addWidget(layerBox);
-
-    // Below the settings: the overview of all heads, beside the large head view.
-    left->addWidget(sectionTitle(tr("Overview: layer × head")));
-    m_gridNote = new QLabel(tr("Rows are layers, columns heads. Click a head to show it large."));
-    m_gridNote->setWordWrap(true);
-    m_gridNote->setForegroundRole(QPalette::PlaceholderText);
-    left->addWidget(m_gridNote);
-    m_grid = new HeadGrid;
-    auto *scroll = new QScrollArea;
-    scroll->setWidget(m_grid);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    left->addWidget(scroll, 1);
-
-    // Right: one head, large.
-    auto *head = new QWidget;
-    auto *right = new QVBoxLayout(head);
-    m_error = new QLabel;
-    m_error->setWordWrap(true);
-    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setStyleSheet(QStringLiteral("QLabel { background: #fde2e1; color: #7a1512; border: 1px solid #f1a7a3;"
-                                          " border-radius: 4px; padding: 6px; }"));
-    m_error->hide();
-    right->addWidget(m_error);
-    m_plot = new HeatmapPlot;
-    right->addWidget(m_plot, 1);
-    m_readout = new QLabel;
-    m_readout->setTextFormat(Qt::PlainText);
-    m_readout->setMinimumHeight(m_readout->fontMetrics().height() * 2 + 4);
-    m_readout->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    right->addWidget(m_readout);
-    onHoverLeft();
-
-    m_splitter = new QSplitter(Qt::Horizontal);
-    m_splitter->addWidget(controls);
-    m_splitter->addWidget(head);
-    m_splitter->setStretchFactor(0, 0);
-    m_splitter->setStretchFactor(1, 1);
-    m_splitter->setSizes({400, 1200});
-    m_splitter->setChildrenCollapsible(false);
-    auto *outer = new QVBoxLayout(this);
-    outer->setContentsMargins(4, 4, 4, 4);
-    outer->addWidget(m_splitter);
-
-    connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
-        m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
-        fitChips();
-        scheduleRun();
-    });
-    m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
-    fitChips();
     for (QSpinBox *spin : {m_heads, m_seed, m_window})
         connect(spin, &QSpinBox::valueChanged, this, &ExploreView::scheduleRun);
     for (QComboBox *combo : {m_dModel, m_mask, m_positional, m_backend})
         connect(combo, &QComboBox::currentIndexChanged, this, &ExploreView::scheduleRun);
     connect(m_mask, &QComboBox::currentIndexChanged, this, &ExploreView::updateWindowEnabled);
     updateWindowEnabled();
+    m_rawBox->hide();
+    return m_rawBox;
+}
 
-    connect(m_grid, &HeadGrid::headClicked, this, &ExploreView::selectHead);
-    connect(m_plot, &HeatmapPlot::cellHovered, this, &ExploreView::onCellHovered);
-    connect(m_plot, &HeatmapPlot::hoverLeft, this, &ExploreView::onHoverLeft);
+void ExploreView::rebuildModelPicker()
+{
+    const QSignalBlocker block(m_modelCombo);
+    m_modelCombo->clear();
+    for (const attn::SampleModelInfo &s : attn::listSampleModels()) {
+        const QString spec = QStringLiteral("sample:") + QString::fromStdString(s.name);
+        m_modelCombo->addItem(tr("Sample: %1").arg(QString::fromStdString(s.name)), spec);
+        m_modelCombo->setItemData(m_modelCombo->count() - 1, QString::fromStdString(s.folder), Qt::ToolTipRole);
+    }
+    const QStringList recent = recentModels();
+    if (!recent.isEmpty()) m_modelCombo->insertSeparator(m_modelCombo->count());
+    for (const QString &folder : recent) {
+        m_modelCombo->addItem(tr("Recent: %1").arg(QFileInfo(folder).fileName()), folder);
+        m_modelCombo->setItemData(m_modelCombo->count() - 1, QDir::toNativeSeparators(folder), Qt::ToolTipRole);
+    }
+    m_modelCombo->insertSeparator(m_modelCombo->count());
+    m_modelCombo->addItem(tr("Random attention layer (raw experiment)"), kRawExperiment);
+    m_modelCombo->addItem(tr("Open Folder…"), kOpenFolder);
+    syncModelPicker();
+}
+
+void ExploreView::syncModelPicker()
+{
+    const QString current = m_raw ? kRawExperiment : m_model ? QString::fromStdString(m_model->spec()) : QString();
+    const QSignalBlocker block(m_modelCombo);
+    int idx = m_modelCombo->findData(current);
+    if (idx < 0 && m_model && !m_raw) {
+        // A model opened from elsewhere (a random: spec, a folder not in the recents): list it at the top.
+        m_modelCombo->insertItem(0, QString::fromStdString(m_model->displayName()), current);
+        idx = 0;
+    }
+    m_modelCombo->setCurrentIndex(idx);
+}
+
+void ExploreView::onModelActivated(int index)
+{
+    const QString data = m_modelCombo->itemData(index).toString();
+    if (data == kRawExperiment) {
+        useRawExperiment();
+        return;
+    }
+    if (data == kOpenFolder) {
+        syncModelPicker();   // until a folder is chosen and opens, the current model stays selected
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"),
+                                                              recentModels().value(0, QDir::homePath()));
+        if (!dir.isEmpty()) openModel(dir);
+        return;
+    }
+    if (!data.isEmpty()) openModel(data);
+}
+
+void ExploreView::openModel(const QString &spec)
+{
+    m_loadingSpec = spec;
+    m_useFirstExample = true;
+    m_modelInfo->setText(tr("Opening %1…").arg(spec));
+    rerun();
+}
+
+void ExploreView::useRawExperiment()
+{
+    m_raw = true;
+    m_loadingSpec.clear();
+    if (m_text->toPlainText().trimmed().isEmpty() || m_model) {
+        const QSignalBlocker block(m_text);
+        m_text->setPlainText(defaultText());
+    }
+    m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
+    fitChips();
+    updateModeWidgets();
+    syncModelPicker();
+    rerun();
+}
+
+void ExploreView::updateModeWidgets()
+{
+    m_rawBox->setVisible(m_raw);
+    m_examples->setVisible(!m_raw && m_examples->count() > 0);
+    m_examplesLabel->setVisible(m_examples->isVisibleTo(this));
+    if (m_raw) {
+        m_intro->setText(tr("A raw experiment: one random multi-head self-attention layer over fixed random word "
+                            "embeddings — the same word always gets the same vector. Edit anything to re-run; "
+                            "click a head to enlarge it."));
+        m_modelInfo->setText(tr("words split on spaces · 1 layer · no output head"));
+        m_exampleHint->hide();
+    } else {
+        m_intro->setText(tr("Type or pick a text; the model re-runs as you type. Click a head in the overview to "
+                            "enlarge it, hover a cell for its weight and raw score."));
+        if (m_model) m_modelInfo->setText(describeModel(*m_model));
+    }
 }
 
 void ExploreView::fitChips()
@@ -261,7 +442,17 @@ void ExploreView::updateWindowEnabled()
 
 HeatmapPlot *ExploreView::currentFigure() const
 {
-    return m_plot;
+    switch (m_tabs->currentIndex()) {
+    case StatisticsTab: return m_stats->plot();
+    case AggregationTab: return m_aggregation->aggregatePlot();
+    case OutputsTab: return nullptr;
+    default: return m_plot;
+    }
+}
+
+void ExploreView::setCurrentTab(Tab tab)
+{
+    m_tabs->setCurrentIndex(int(tab));
 }
 
 void ExploreView::setColorMap(ColorMap map)
@@ -269,6 +460,8 @@ void ExploreView::setColorMap(ColorMap map)
     m_colorMap = map;
     m_plot->setColorMap(map);
     m_grid->setColorMap(map);
+    m_stats->setColorMap(map);
+    m_aggregation->setColorMap(map);
 }
 
 void ExploreView::setText(const QString &text)
@@ -276,9 +469,14 @@ void ExploreView::setText(const QString &text)
     m_text->setPlainText(text);
 }
 
+QString ExploreView::text() const
+{
+    return m_text->toPlainText();
+}
+
 QString ExploreView::errorText() const
 {
-    return m_error->isVisible() || !m_error->isHidden() ? m_error->text() : QString();
+    return m_error->isHidden() ? QString() : m_error->text();
 }
 
 ExperimentRequest ExploreView::request() const
@@ -311,8 +509,29 @@ void ExploreView::rerun()
 void ExploreView::submit()
 {
     if (!m_runner) return;
-    const ExperimentRequest r = request();
-    m_pending = m_runner->submit([r](const JobContext &ctx) { return runExperiment(r, ctx); });
+    if (!m_loadingSpec.isEmpty()) {
+        // Opening a model: the job opens it and runs it; a later edit re-submits, opening it again.
+        ModelRequest r;
+        r.spec = m_loadingSpec;
+        r.text = m_text->toPlainText();
+        r.useFirstExample = m_useFirstExample;
+        r.focusLayer = m_layer;
+        r.focusHead = m_head;
+        m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
+        return;
+    }
+    if (m_raw || !m_model) {
+        const ExperimentRequest r = request();
+        m_pending = m_runner->submit([r](const JobContext &ctx) { return runExperiment(r, ctx); });
+        return;
+    }
+    ModelRequest r;
+    r.model = m_model;
+    r.spec = QString::fromStdString(m_model->spec());
+    r.text = m_text->toPlainText();
+    r.focusLayer = m_layer;
+    r.focusHead = m_head;
+    m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
 }
 
 void ExploreView::onFinished(const SnapshotPtr &snapshot)
@@ -320,23 +539,82 @@ void ExploreView::onFinished(const SnapshotPtr &snapshot)
     if (!snapshot || snapshot->generation != m_pending) return;   // another workspace's job
     auto explore = std::dynamic_pointer_cast<const ExploreSnapshot>(snapshot);
     if (!explore) return;
+    auto model = std::dynamic_pointer_cast<const ModelSnapshot>(snapshot);
+    if (model && !m_raw && m_loadingSpec.isEmpty() && model->model != m_model) return;   // superseded
+    if (model && !m_loadingSpec.isEmpty()) adoptModel(model->model, *model);
+    if (model && !model->runError.isEmpty()) {
+        showError(model->runError);
+        return;
+    }
+    if (!model && !m_raw) return;   // a raw result arriving after a model was chosen
     m_snapshot = std::move(explore);
-    m_error->hide();
+    hideError();
     showSnapshot();
     emit resultShown();
+}
+
+void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s)
+{
+    const QString spec = m_loadingSpec;
+    m_loadingSpec.clear();
+    m_model = model;
+    m_raw = false;
+    m_layer = m_head = 0;
+    if (m_useFirstExample && s.text != m_text->toPlainText()) {
+        const QSignalBlocker block(m_text);
+        m_text->setPlainText(s.text);
+    }
+    m_useFirstExample = false;
+    {
+        const QSignalBlocker block(m_examples);
+        m_examples->clear();
+        for (int i = 0; i < s.examples.size(); ++i) {
+            m_examples->addItem(s.examples[i], s.examples[i]);
+            m_examples->setItemData(i, s.exampleHints.value(i), Qt::ToolTipRole);
+        }
+        m_examples->setCurrentIndex(s.examples.indexOf(s.text));
+    }
+    const int ex = s.examples.indexOf(s.text);
+    m_exampleHint->setText(ex >= 0 && !s.exampleHints.value(ex).isEmpty() ? tr("What to look for: %1").arg(s.exampleHints[ex])
+                                                                           : QString());
+    m_exampleHint->setVisible(!m_exampleHint->text().isEmpty());
+    if (!spec.startsWith(QLatin1String("sample:")) && !spec.startsWith(QLatin1String("random:")) && QFileInfo(spec).isDir()) {
+        addRecentModel(QFileInfo(spec).absoluteFilePath());
+        rebuildModelPicker();
+    }
+    syncModelPicker();
+    updateModeWidgets();
 }
 
 void ExploreView::onFailed(const QString &message)
 {
     if (m_runner && m_runner->currentGeneration() != m_pending) return;
-    showError(message);
+    if (!m_loadingSpec.isEmpty()) {
+        const QString spec = m_loadingSpec;
+        m_loadingSpec.clear();
+        m_useFirstExample = false;
+        syncModelPicker();
+        updateModeWidgets();
+        const QString still = m_raw ? tr("the random attention layer") : m_model ? QString::fromStdString(m_model->displayName()) : QString();
+        showError(still.isEmpty() ? tr("Could not open %1: %2").arg(spec, message)
+                                  : tr("Could not open %1: %2. Still using %3.").arg(spec, message, still));
+        if (!m_model && !m_raw) useRawExperiment();   // nothing to fall back on: the raw experiment
+        return;
+    }
+    showError(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
+                         : tr("Could not run: %1.").arg(message));
 }
 
 void ExploreView::showError(const QString &message)
 {
-    m_error->setText(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
-                                : tr("Could not run: %1.").arg(message));
+    m_error->setText(message);
     m_error->show();
+}
+
+void ExploreView::hideError()
+{
+    m_error->hide();
+    m_error->clear();
 }
 
 void ExploreView::showSnapshot()
@@ -344,12 +622,22 @@ void ExploreView::showSnapshot()
     const ExploreSnapshot &s = *m_snapshot;
     m_layer = std::clamp(m_layer, 0, s.layers - 1);
     m_head = std::clamp(m_head, 0, s.heads - 1);
+    if (!m_raw || s.special.size() == std::size_t(s.length())) {
+        m_chips->setTokens(s.tokens, s.special);
+        fitChips();
+    }
     m_grid->setHeads(s.layers, s.heads, s.length(), s.weights, s.masked);
     m_grid->setSelected(m_layer, m_head);
-    const bool all = s.length() <= s.request.allHeadsUpTo;
-    m_gridNote->setText(all ? tr("Rows are layers, columns heads. Click a head to show it large.")
+    bool all = true;
+    for (const auto &w : s.weights) all = all && !w.empty();
+    m_gridNote->setText(all ? tr("Rows are layers, columns heads (%1 × %2). Click a head to show it large.")
+                                  .arg(s.layers).arg(s.heads)
                             : tr("%1 tokens: only the selected head is computed. Click another head to "
                                  "compute it.").arg(s.length()));
+    m_stats->setSnapshot(m_snapshot);
+    m_aggregation->setSnapshot(m_snapshot);
+    m_aggregation->setLayer(m_layer);
+    m_outputs->setSnapshot(m_snapshot);
     showHead();
 }
 
@@ -357,9 +645,9 @@ void ExploreView::showHead()
 {
     if (!m_snapshot) return;
     const ExploreSnapshot &s = *m_snapshot;
-    if (!s.hasWeights(m_layer, m_head)) {
-        rerun();   // long input: this head's weights were not computed yet
-        return;
+    if (!s.hasWeights(m_layer, m_head) || s.scoresOf(m_layer, m_head).empty()) {
+        rerun();   // long input: this head's weights (or its scores) were not computed yet
+        if (!s.hasWeights(m_layer, m_head)) return;
     }
     HeatmapData data;
     data.rows = data.cols = s.length();
@@ -368,15 +656,18 @@ void ExploreView::showHead()
     data.masked = s.masked;
     data.rowLabels = data.colLabels = s.tokens;
     m_plot->setData(std::move(data));
-    m_plot->setTitle(tr("Layer %1 · head %2 of %3   —   %4 mask · %5 · %6 backend")
-                         .arg(m_layer + 1)
-                         .arg(m_head + 1)
-                         .arg(s.heads)
-                         .arg(maskKindName(s.request.mask) +
-                              (s.request.mask == MaskKind::SlidingWindow ? QStringLiteral(" W=%1").arg(s.request.window)
-                                                                          : QString()))
-                         .arg(positionalPhrase(s.request.positional))
-                         .arg(QString::fromStdString(s.backend)));
+    QString setting;
+    if (m_raw)
+        setting = tr("%1 mask · %2 · %3 backend")
+                      .arg(maskKindName(s.request.mask) +
+                           (s.request.mask == MaskKind::SlidingWindow ? QStringLiteral(" W=%1").arg(s.request.window)
+                                                                       : QString()))
+                      .arg(positionalPhrase(s.request.positional))
+                      .arg(QString::fromStdString(s.backend));
+    else
+        setting = tr("%1 · %2").arg(s.source, s.maskDescription);
+    m_plot->setTitle(tr("Layer %1 of %2 · head %3 of %4   —   %5")
+                         .arg(m_layer + 1).arg(s.layers).arg(m_head + 1).arg(s.heads).arg(setting));
     emit figureChanged();
 }
 
@@ -385,6 +676,7 @@ void ExploreView::selectHead(int layer, int head)
     m_layer = layer;
     m_head = head;
     m_grid->setSelected(layer, head);
+    m_aggregation->setLayer(layer);
     showHead();
 }
 
@@ -397,16 +689,15 @@ void ExploreView::onCellHovered(int row, int col)
 void ExploreView::onHoverLeft()
 {
     m_chips->setHighlight(-1, -1);
-    m_readout->setText(tr("Hover a cell to read its exact weight and score. Rows are queries (first token on "
-                          "top), columns keys; hatched grey cells are masked. Drag to pan, wheel to zoom, "
-                          "double-click to reset."));
-    m_readout->setWordWrap(true);
+    m_readout->setText(tr("Hover a cell to read its exact weight and raw score (scaled q·k before the softmax). "
+                          "Rows are queries (first token on top), columns keys; hatched grey cells are masked. "
+                          "Drag to pan, wheel to zoom, double-click to reset."));
 }
 
 void ExploreView::saveSettings(QSettings &settings) const
 {
+    // The raw experiment's settings; the model and text start fresh on the default sample each time.
     const ExperimentRequest r = request();
-    settings.setValue(QStringLiteral("text"), r.text);
     settings.setValue(QStringLiteral("heads"), r.heads);
     settings.setValue(QStringLiteral("dModel"), r.dModel);
     settings.setValue(QStringLiteral("seed"), r.seed);
@@ -415,11 +706,13 @@ void ExploreView::saveSettings(QSettings &settings) const
     settings.setValue(QStringLiteral("positional"), m_positional->currentData());
     settings.setValue(QStringLiteral("backend"), m_backend->currentData());
     settings.setValue(QStringLiteral("splitter"), m_splitter->saveState());
+    settings.setValue(QStringLiteral("tab"), m_tabs->currentIndex());
 }
 
 void ExploreView::restoreSettings(const QSettings &settings)
 {
-    if (settings.contains(QStringLiteral("text"))) m_text->setPlainText(settings.value(QStringLiteral("text")).toString());
+    const QSignalBlocker b1(m_heads), b2(m_dModel), b3(m_seed), b4(m_mask), b5(m_window), b6(m_positional),
+        b7(m_backend);
     m_heads->setValue(settings.value(QStringLiteral("heads"), m_heads->value()).toInt());
     m_dModel->setCurrentIndex(comboIndexForData(m_dModel, settings.value(QStringLiteral("dModel"), 64).toInt()));
     m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
@@ -432,8 +725,10 @@ void ExploreView::restoreSettings(const QSettings &settings)
     const int b = m_backend->findData(settings.value(QStringLiteral("backend")));
     auto *model = qobject_cast<QStandardItemModel *>(m_backend->model());
     if (b >= 0 && model->item(b)->isEnabled()) m_backend->setCurrentIndex(b);
+    updateWindowEnabled();
     m_splitter->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
-    scheduleRun();
+    m_tabs->setCurrentIndex(std::clamp(settings.value(QStringLiteral("tab"), 0).toInt(), 0, m_tabs->count() - 1));
+    if (m_raw) scheduleRun();
 }
 
 } // namespace attnui

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Explore (raw experiment until models arrive): text → word embeddings → one random multi-head attention
-// layer, shown as a layer × head overview beside one head at full size. Every edit re-runs, debounced, through
-// the EngineRunner; the last good result stays on screen while a new one is computed or when a run fails.
+// Explore: a model (a bundled sample, a recent or dropped Hugging Face folder) or the raw experiment (one
+// random attention layer over word-hash embeddings), a text and its tokens as chips; beside them, tabs for one
+// head at full size, the head statistics, rollout and flow, and the model's outputs. Every edit re-runs,
+// debounced, through the EngineRunner — models are opened and run only there. The last good result stays on
+// screen while a new one is computed or when a run fails; a model that fails to open leaves the previous one.
 
-#include "explore/experiment.h"
+#include "explore/modelrun.h"
 #include "workspace.h"
 
 #include <QPointer>
@@ -12,23 +14,30 @@
 #include <memory>
 
 class QComboBox;
+class QGroupBox;
 class QLabel;
 class QPlainTextEdit;
 class QScrollArea;
 class QSpinBox;
 class QSplitter;
+class QTabWidget;
 class QTimer;
 
 namespace attnui {
 
+class AggregationPanel;
 class EngineRunner;
 class HeadGrid;
+class HeadStatsPanel;
 class HeatmapPlot;
+class OutputsPanel;
 class TokenChips;
 
 class ExploreView : public Workspace {
     Q_OBJECT
 public:
+    enum Tab { HeadTab, StatisticsTab, AggregationTab, OutputsTab };
+
     explicit ExploreView(EngineRunner *runner, QWidget *parent = nullptr);
     ~ExploreView() override;
 
@@ -39,14 +48,34 @@ public:
     void saveSettings(QSettings &settings) const override;
     void restoreSettings(const QSettings &settings) override;
 
-    ExperimentRequest request() const;              // what the controls say now
+    // Opens a model ("sample:NAME", a folder, "random:...") off the UI thread and runs it on its first example
+    // (or on the current text when it has none). On failure the banner says why and the current model stays.
+    void openModel(const QString &spec);
+    void useRawExperiment();                        // the random attention layer over word-hash embeddings
+    bool isRawExperiment() const { return m_raw; }
+    TextModelPtr currentModel() const { return m_model; }
+    bool isLoading() const { return !m_loadingSpec.isEmpty(); }
+
+    ExperimentRequest request() const;              // what the raw-experiment controls say now
     void setText(const QString &text);
+    QString text() const;
     void selectHead(int layer, int head);
+    void setCurrentTab(Tab tab);
     std::shared_ptr<const ExploreSnapshot> snapshot() const { return m_snapshot; }
     HeadGrid *headGrid() const { return m_grid; }
+    TokenChips *chips() const { return m_chips; }
+    QComboBox *modelPicker() const { return m_modelCombo; }
+    HeadStatsPanel *statisticsPanel() const { return m_stats; }
+    AggregationPanel *aggregationPanel() const { return m_aggregation; }
+    OutputsPanel *outputsPanel() const { return m_outputs; }
+    HeatmapPlot *headPlot() const { return m_plot; }
     QString errorText() const;
 
-    static QString defaultText();
+    static QString defaultText();                   // the raw experiment's sentence
+    // sample:induction-gpt2, else the first sample, else empty (the raw experiment).
+    static QString defaultModelSpec();
+    static QStringList recentModels();              // folders, newest first (QSettings)
+    static void addRecentModel(const QString &folder);
 
 signals:
     void resultShown();                             // a new snapshot is on screen
@@ -57,27 +86,45 @@ protected:
 private:
     void fitChips();
     void buildUi();
+    QWidget *buildRawControls();
+    void rebuildModelPicker();
+    void syncModelPicker();
+    void onModelActivated(int index);
     void scheduleRun();
     void submit();
     void onFinished(const SnapshotPtr &snapshot);
     void onFailed(const QString &message);
+    void adoptModel(const TextModelPtr &model, const ExploreSnapshot &s);
     void showSnapshot();
     void showHead();
     void showError(const QString &message);
+    void hideError();
     void onCellHovered(int row, int col);
     void onHoverLeft();
     void updateWindowEnabled();
+    void updateModeWidgets();
 
     QPointer<EngineRunner> m_runner;
     quint64 m_pending = 0;
     std::shared_ptr<const ExploreSnapshot> m_snapshot;
     int m_layer = 0, m_head = 0;
     ColorMap m_colorMap = ColorMap::Viridis;
+    TextModelPtr m_model;
+    bool m_raw = false;
+    QString m_loadingSpec;          // a model being opened; empty when none
+    bool m_useFirstExample = false;
 
     QTimer *m_debounce = nullptr;
+    QComboBox *m_modelCombo = nullptr;
+    QLabel *m_modelInfo = nullptr;
+    QComboBox *m_examples = nullptr;
+    QLabel *m_examplesLabel = nullptr;
+    QLabel *m_exampleHint = nullptr;
+    QLabel *m_intro = nullptr;
     QPlainTextEdit *m_text = nullptr;
     TokenChips *m_chips = nullptr;
     QScrollArea *m_chipsScroll = nullptr;
+    QGroupBox *m_rawBox = nullptr;
     QSpinBox *m_heads = nullptr;
     QComboBox *m_dModel = nullptr;
     QSpinBox *m_seed = nullptr;
@@ -88,8 +135,12 @@ private:
     QLabel *m_error = nullptr;
     QLabel *m_gridNote = nullptr;
     HeadGrid *m_grid = nullptr;
+    QTabWidget *m_tabs = nullptr;
     HeatmapPlot *m_plot = nullptr;
     QLabel *m_readout = nullptr;
+    HeadStatsPanel *m_stats = nullptr;
+    AggregationPanel *m_aggregation = nullptr;
+    OutputsPanel *m_outputs = nullptr;
     QSplitter *m_splitter = nullptr;
 };
 

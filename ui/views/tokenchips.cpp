@@ -16,9 +16,10 @@ TokenChips::TokenChips(QWidget *parent) : QWidget(parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
 
-void TokenChips::setTokens(const QStringList &tokens)
+void TokenChips::setTokens(const QStringList &tokens, const std::vector<std::uint8_t> &special)
 {
     m_tokens = tokens;
+    m_special = special;
     m_query = m_key = -1;
     updateGeometry();
     update();
@@ -101,8 +102,13 @@ void TokenChips::paintEvent(QPaintEvent *)
         QColor fill = chip, edge = border;
         if (i == m_query) { fill = queryColor; edge = queryColor.darker(120); }
         else if (i == m_key) { fill = keyColor; edge = keyColor.darker(120); }
+        const bool special = isSpecial(i) && i != m_query && i != m_key;
+        if (special) {
+            fill = dark ? QColor(0x4a, 0x3f, 0x2a) : QColor(0xfb, 0xf1, 0xdc);
+            edge = dark ? QColor(0xc9, 0xa2, 0x4d) : QColor(0xb3, 0x86, 0x2a);
+        }
         p.fillPath(path, fill);
-        p.setPen(QPen(edge, 1));
+        p.setPen(QPen(edge, 1, special ? Qt::DashLine : Qt::SolidLine));
         p.drawPath(path);
         const bool strong = i == m_query || i == m_key;
         const QRect textRect = rects[i].adjusted(kPadX, 0, -kPadX, 0);

@@ -5,6 +5,9 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <cstdint>
+#include <vector>
+
 namespace attnui {
 
 class TokenChips : public QWidget {
@@ -12,7 +15,9 @@ class TokenChips : public QWidget {
 public:
     explicit TokenChips(QWidget *parent = nullptr);
 
-    void setTokens(const QStringList &tokens);
+    // special[i] != 0 marks a special token ([CLS], [SEP], <|endoftext|>): drawn with a dashed outline.
+    void setTokens(const QStringList &tokens, const std::vector<std::uint8_t> &special = {});
+    bool isSpecial(int index) const { return index >= 0 && index < int(m_special.size()) && m_special[std::size_t(index)]; }
     QStringList tokens() const { return m_tokens; }
     void setHighlight(int query, int key);   // -1: none
     void setPlaceholder(const QString &text);
@@ -29,6 +34,7 @@ private:
     QList<QRect> layoutChips(int width) const;
 
     QStringList m_tokens;
+    std::vector<std::uint8_t> m_special;
     QString m_placeholder;
     int m_query = -1, m_key = -1;
 };

@@ -185,6 +185,7 @@ struct ForwardResult {
     std::vector<float> pooled;                 // BERT with a pooler: [D] = tanh(W·h_[CLS] + b)
     ModelHead head = ModelHead::None;
     std::vector<float> logits;                 // CausalLM/MaskedLM: [L, vocab]; Classification: [numLabels]
+    Backend backend = Backend::Auto;           // the attention backend that ran (Auto resolved)
 };
 
 namespace detail { struct ModelWeights; }

@@ -118,6 +118,7 @@ Result<std::vector<float>> attentionLayer(Context &ctx, std::int64_t layer, cons
     }
     auto att = attention(qv, kv, vv, mask, ao);
     if (!att) return att.status();
+    ctx.result.backend = att->backend;
     MutableTensorView O = att->out.view();   // [1, H, L, dHead]
     const auto weightsOf = [&](std::int64_t h) -> std::vector<float> * {
         for (HeadWeights &hw : att->weights)

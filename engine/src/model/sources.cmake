@@ -7,4 +7,8 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/forward.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/textmodel.cpp
 )
+# Where `sample:NAME` finds the bundled models when running from a build tree.
+set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/textmodel.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+  ATTNSCOPE_SOURCE_SAMPLE_MODELS="${PROJECT_SOURCE_DIR}/sample_models")

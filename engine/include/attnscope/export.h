@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Exports: what the CLI's `info` and `run` verbs compute and write, Qt-free so the GUI can reuse it.
+//
+//   openModel      a model spec (folder, sample:NAME, random:...) → the model and, when it has one, its tokenizer
+//   runModel       tokens (from text or given ids) + K padding tokens → one forward pass with the chosen captures
+//   runExportJson  the `run` document of docs/json-format.md (schema: docs/schema/run.schema.json), version 1
+//   modelInfoJson  the `info` summary (docs/cli.md)
+//   writeFileAtomically   a temporary file beside the target, then rename: readers never see half a file
+//
+// Layouts in the run document: attention is [layer][head][query][key], BertViz's order, row-major like the
+// engine's [L, L] weights; a head that was not captured is `null` in its place. Floats are written as the
+// shortest decimal that reads back to the same float32 (std::to_chars), so nothing is lost.
+
+#include <attnscope/attention.h>
+#include <attnscope/mask.h>
+#include <attnscope/model.h>
+#include <attnscope/status.h>
+#include <attnscope/textmodel.h>
+#include <attnscope/tokenizer.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attn {
+
+// --mask: the attention structure of a run. Padding keys are added on top of any choice.
+struct MaskChoice {
+    enum class Kind {
+        Model,          // the model's own: causal for GPT-2, bidirectional for BERT and synthetic models
+        Bidirectional,  // every key
+        Causal,         // keys j <= i
+        Window,         // |i - j| <= window (both sides)
+        CausalWindow,   // i - window <= j <= i
+    };
+    Kind kind = Kind::Model;
+    std::int64_t window = -1;   // Window, CausalWindow: >= 0
+
+    std::optional<MaskSpec> override() const;   // for ForwardOptions::maskOverride; nullopt for Model
+    std::string kindName() const;               // "model", "bidirectional", "causal", "window", "causal_window"
+};
+// "model", "bidirectional", "causal", "window:W", "causal-window:W". The message names the bad part.
+Result<MaskChoice> parseMaskChoice(const std::string &text);
+
+// --heads: "all" → nullopt (every head), or "L.H,L.H,..." in the given order (duplicates dropped).
+Result<std::optional<std::vector<HeadRef>>> parseHeadList(const std::string &text);
+// Each head inside the model's layers × heads; the message names the first one outside.
+Status checkHeadList(const std::vector<HeadRef> &heads, const ModelConfig &config);
+
+struct OpenedModel {
+    std::string spec;                       // as given: a folder, "sample:NAME" or "random:..."
+    std::string path;                       // the resolved folder; empty for random: specs
+    std::string name;                       // display name: the sample spec, the folder's name, the random spec
+    Model model;
+    std::optional<TextModel> textModel;     // when opened with a tokenizer (or a synthetic byte "tokenizer")
+    std::optional<Tokenizer> tokenizer;     // the folder's tokenizer, when it has one
+    std::string tokenizerError;             // why there is none (folders without tokenizer files); else empty
+};
+// requireTokenizer: folders must have tokenizer files (for text input); otherwise a missing or broken tokenizer
+// is recorded in tokenizerError and the model still opens (for token-id input and `info`).
+Result<OpenedModel> openModel(const std::string &spec, bool requireTokenizer);
+
+std::string headKindName(ModelHead head);          // "causal_lm", "masked_lm", "classifier", "none"
+std::string positionKindName(PositionKind kind);   // "none", "learned", "sinusoidal", "rope", "alibi"
+
+// The `info` document: one JSON object, pretty-printed (docs/cli.md lists the fields).
+std::string modelInfoJson(const OpenedModel &m);
+
+struct RunRequest {
+    std::optional<std::string> text;             // tokenized with the model's tokenizer, or
+    std::vector<std::int64_t> ids;               // token ids as given (when text is nullopt)
+    MaskChoice mask;
+    std::int64_t padding = 0;                    // padding tokens appended and masked as keys
+    Backend backend = Backend::Auto;
+    std::optional<std::vector<HeadRef>> heads;   // captured heads; nullopt: all
+    int threads = 0;                             // 0: all hardware threads
+    int topK = 5;                                // predictions listed per position in "outputs"
+};
+
+struct RunData {
+    TokenizedText tokens;              // [L] including the padding tokens (special = 1)
+    std::vector<std::uint8_t> attentionMask;   // [L] 1 = token, 0 = padding
+    std::int64_t padId = 0;            // the id the padding tokens carry
+    ForwardOptions options;            // what the forward pass ran with
+    ForwardResult result;
+    Backend backendUsed = Backend::Reference;
+};
+
+// The padding id: the tokenizer's pad, config pad_token_id, the tokenizer's eos, config eos_token_id, else 0.
+std::int64_t paddingTokenId(const OpenedModel &m);
+
+// Tokenize (or take the ids), append the padding, run the forward pass. Errors name the field (the text's length
+// against the model's positions, an id outside the vocabulary, an unavailable backend, ...).
+Result<RunData> runModel(const OpenedModel &m, const RunRequest &request);
+
+// The `run` document for one forward pass. `data.result.heads` must hold the captured heads' weights.
+std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data);
+
+// Writes `bytes` to path + ".tmp", flushes, and renames it over `path`; on any failure the temporary file is
+// removed and the target is left as it was. The message names the path and the system's reason.
+Status writeFileAtomically(const std::string &path, std::string_view bytes);
+
+} // namespace attn

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A model together with the tokenizer that turns text into its input: what the CLI and the GUI open.
+//
+// Model specs (DESIGN.md section 4):
+//   a folder path        a Hugging Face checkpoint folder (config.json, model.safetensors, tokenizer files)
+//   sample:NAME          one of the bundled sample models (see sampleModelDirs for where they are looked up)
+//   random:layers=...    a synthetic model (model.h, parseSyntheticSpec); its "tokenizer" maps each UTF-8 byte
+//                        of the text to one token id in [0, 256), labelled with the character it starts
+//
+// Token labels are the text each token covers (byte offsets into the UTF-8 input), not vocabulary strings, so
+// "Ġcat" shows as " cat" and "##ing" as "ing"; special tokens show their vocabulary string ("[CLS]").
+
+#include <attnscope/model.h>
+#include <attnscope/tokenizer.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct SampleModelInfo {
+    std::string name;     // "induction-gpt2"
+    std::string folder;   // absolute path
+};
+
+// Where sample models are looked up, in order: $ATTNSCOPE_SAMPLE_MODELS, <executable dir>/../share/attnscope/
+// sample_models, and the source tree's sample_models/ this build was configured from.
+std::vector<std::string> sampleModelDirs();
+std::vector<SampleModelInfo> listSampleModels();   // folders with a config.json, sorted by name
+// "sample:NAME" → the folder; any other spec is returned unchanged. Unknown samples name the folders searched.
+Result<std::string> resolveModelSpec(const std::string &spec);
+
+struct TokenizedText {
+    std::string text;
+    std::vector<std::int64_t> ids;        // [L]
+    std::vector<std::string> labels;      // [L] what each token covers in the text (special: its vocab string)
+    std::vector<std::size_t> begins;      // [L] byte offsets into text
+    std::vector<std::size_t> ends;
+    std::vector<std::uint8_t> special;    // [L] 1 for special tokens ([CLS], [SEP], ...)
+};
+
+class TextModel {
+public:
+    static Result<TextModel> open(const std::string &spec);
+
+    const Model &model() const { return m_model; }
+    const std::optional<Tokenizer> &tokenizer() const { return m_tokenizer; }
+    const std::string &spec() const { return m_spec; }
+    std::string displayName() const;   // "sample:induction-gpt2", a folder's name, or the random spec
+
+    // Text → tokens with the model's tokenizer (special tokens added as the tokenizer's post-processor says).
+    // Fails with a message when the text is longer than the model's positions.
+    Result<TokenizedText> tokenize(const std::string &text) const;
+
+private:
+    TextModel(Model model, std::optional<Tokenizer> tokenizer, std::string spec)
+        : m_model(std::move(model)), m_tokenizer(std::move(tokenizer)), m_spec(std::move(spec)) {}
+    Model m_model;
+    std::optional<Tokenizer> m_tokenizer;
+    std::string m_spec;
+};
+
+} // namespace attn

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The JSON documents of `info` and `run` (docs/json-format.md). Small parts go through nlohmann_json with float32
+// numbers (its shortest round-trip printer); the attention tensor, which can hold millions of numbers, is written
+// straight into the output text with std::to_chars rather than built as a JSON tree first.
+#include <attnscope/export.h>
+#include <attnscope/safetensors.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace attn {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Ordered keys (the documented order) and float32 numbers, so probabilities print as they are stored.
+using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t, std::uint64_t, float>;
+
+void appendFloat(std::string &out, float x)
+{
+    if (!std::isfinite(x)) { out += "null"; return; }   // JSON has no inf/NaN; weights are always finite
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);
+    out.append(buf, r.ptr);
+}
+
+Json nullableString(const std::optional<std::string> &s) { return s ? Json(*s) : Json(nullptr); }
+
+// Parameters as stored: elements of every safetensors tensor of the folder (shards included). Synthetic models:
+// token embeddings, Q/K/V/O (no biases) and the layer norms that are used.
+std::optional<std::uint64_t> parameterCount(const OpenedModel &m)
+{
+    const ModelConfig &c = m.model.config();
+    if (c.architecture == Architecture::Synthetic) {
+        const auto D = static_cast<std::uint64_t>(c.dModel), inner = static_cast<std::uint64_t>(c.heads * c.dHead);
+        return static_cast<std::uint64_t>(c.vocabSize) * D + static_cast<std::uint64_t>(c.layers) * (4 * D * inner + 2 * D) + 2 * D;
+    }
+    std::set<std::string> files;
+    const fs::path folder(m.path);
+    if (fs::exists(folder / "model.safetensors")) {
+        files.insert("model.safetensors");
+    } else {
+        std::ifstream in(folder / "model.safetensors.index.json");
+        const auto index = nlohmann::json::parse(in, nullptr, false);
+        if (index.is_discarded() || !index.contains("weight_map") || !index["weight_map"].is_object()) return std::nullopt;
+        for (const auto &shard : index["weight_map"])
+            if (shard.is_string()) files.insert(shard.get<std::string>());
+    }
+    std::uint64_t total = 0;
+    for (const std::string &file : files) {
+        auto st = SafetensorsFile::open((folder / file).string());
+        if (!st) return std::nullopt;
+        for (const SafetensorsTensor &t : st->tensors()) total += static_cast<std::uint64_t>(t.numel());
+    }
+    return total;
+}
+
+// A model card's first line of prose: after YAML front matter, headings stripped of their '#'.
+std::optional<std::string> readmeFirstLine(const std::string &folder)
+{
+    if (folder.empty()) return std::nullopt;
+    std::ifstream in(fs::path(folder) / "README.md");
+    if (!in) return std::nullopt;
+    std::string line;
+    bool inFrontMatter = false, first = true;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line == "---" && (first || inFrontMatter)) { inFrontMatter = !inFrontMatter; first = false; continue; }
+        first = false;
+        if (inFrontMatter) continue;
+        const std::size_t start = line.find_first_not_of("# \t");
+        if (start != std::string::npos) return line.substr(start);
+    }
+    return std::nullopt;
+}
+
+Json specialTokens(const OpenedModel &m)
+{
+    Json out = Json::object();
+    const auto add = [&](const char *name, std::int64_t id) {
+        if (id < 0) return;
+        Json entry{{"id", id}};
+        entry["token"] = m.tokenizer ? Json(m.tokenizer->idToToken(static_cast<std::int32_t>(id))) : Json(nullptr);
+        out[name] = std::move(entry);
+    };
+    if (m.tokenizer) {
+        const SpecialTokenIds &s = m.tokenizer->specialTokenIds();
+        add("cls", s.cls), add("sep", s.sep), add("pad", s.pad), add("mask", s.mask), add("unk", s.unk);
+        add("bos", s.bos), add("eos", s.eos);
+    } else {
+        const ModelConfig &c = m.model.config();
+        add("pad", c.padTokenId.value_or(-1)), add("bos", c.bosTokenId.value_or(-1)), add("eos", c.eosTokenId.value_or(-1));
+    }
+    return out;
+}
+
+Json modelSummary(const OpenedModel &m)
+{
+    const ModelConfig &c = m.model.config();
+    return Json{{"name", m.name},
+                {"source", m.spec},
+                {"path", m.path.empty() ? Json(nullptr) : Json(m.path)},
+                {"architecture", architectureName(c.architecture)},
+                {"architecture_class", c.architectureClass},
+                {"head", headKindName(c.head)},
+                {"layers", c.layers},
+                {"heads", c.heads},
+                {"d_model", c.dModel},
+                {"d_head", c.dHead}};
+}
+
+// One vocabulary entry of a prediction.
+Json tokenEntry(const OpenedModel &m, std::int64_t id, float probability)
+{
+    Json e{{"id", id}};
+    if (m.tokenizer) {
+        const auto id32 = static_cast<std::int32_t>(id);
+        e["token"] = m.tokenizer->idToToken(id32);
+        e["text"] = m.tokenizer->decode({id32}, false);
+    } else {
+        e["token"] = "#" + std::to_string(id);
+        e["text"] = nullptr;
+    }
+    e["probability"] = probability;
+    return e;
+}
+
+// softmax(row) in double, then the k most probable ids (ties: the lower id first).
+std::vector<std::pair<std::int64_t, float>> topK(const float *logits, std::int64_t n, int k)
+{
+    const float maxLogit = *std::max_element(logits, logits + n);
+    double sum = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - maxLogit);
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+    const auto count = static_cast<std::size_t>(std::min<std::int64_t>(k, n));
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
+                      [&](std::int64_t a, std::int64_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+    std::vector<std::pair<std::int64_t, float>> out;
+    for (std::size_t i = 0; i < count; ++i)
+        out.emplace_back(order[i], static_cast<float>(std::exp(static_cast<double>(logits[order[i]]) - maxLogit) / sum));
+    return out;
+}
+
+Json predictions(const OpenedModel &m, const float *logits, std::int64_t vocab, int k)
+{
+    Json list = Json::array();
+    for (const auto &[id, p] : topK(logits, vocab, k)) list.push_back(tokenEntry(m, id, p));
+    return list;
+}
+
+Json outputs(const OpenedModel &m, const RunRequest &request, const RunData &data)
+{
+    const ModelConfig &c = m.model.config();
+    const ForwardResult &r = data.result;
+    Json out{{"kind", headKindName(c.head)}};
+    if (c.head == ModelHead::Classification) {
+        Json labels = Json::array(), logits = Json::array(), probs = Json::array();
+        const auto n = static_cast<std::int64_t>(r.logits.size());
+        const auto all = topK(r.logits.data(), n, static_cast<int>(n));
+        std::vector<float> p(r.logits.size());
+        for (const auto &[id, prob] : all) p[static_cast<std::size_t>(id)] = prob;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto u = static_cast<std::size_t>(i);
+            labels.push_back(u < c.labels.size() ? c.labels[u] : "LABEL_" + std::to_string(i));
+            logits.push_back(r.logits[u]);
+            probs.push_back(p[u]);
+        }
+        out["labels"] = labels;
+        out["logits"] = logits;
+        out["probabilities"] = probs;
+        out["predicted"] = Json{{"index", all.front().first}, {"label", labels[static_cast<std::size_t>(all.front().first)]}};
+        return out;
+    }
+    if (c.head != ModelHead::CausalLM && c.head != ModelHead::MaskedLM) return out;
+    const std::int64_t V = c.vocabSize, L = r.length;
+    const auto row = [&](std::int64_t i) { return r.logits.data() + i * V; };
+    Json argmax = Json::array();
+    for (std::int64_t i = 0; i < L; ++i) argmax.push_back(predictions(m, row(i), V, 1).front());
+    if (c.head == ModelHead::CausalLM) {
+        // The next token follows the last real token, not the padding after it.
+        std::int64_t last = L - 1;
+        while (last > 0 && !data.attentionMask[static_cast<std::size_t>(last)]) --last;
+        out["position"] = last;
+        out["top_k"] = predictions(m, row(last), V, request.topK);
+    } else {
+        const std::int64_t maskId = m.tokenizer ? m.tokenizer->specialTokenIds().mask : -1;
+        out["mask_token_id"] = maskId >= 0 ? Json(maskId) : Json(nullptr);
+        Json masked = Json::array();
+        for (std::int64_t i = 0; i < L && maskId >= 0; ++i)
+            if (data.tokens.ids[static_cast<std::size_t>(i)] == maskId)
+                masked.push_back(Json{{"position", i}, {"top_k", predictions(m, row(i), V, request.topK)}});
+        out["masked"] = masked;
+    }
+    out["argmax"] = argmax;
+    return out;
+}
+
+Json settings(const OpenedModel &m, const RunRequest &request, const RunData &data)
+{
+    const ModelConfig &c = m.model.config();
+    MaskSpec structure = data.options.maskOverride ? *data.options.maskOverride
+                                                   : (c.causal ? MaskSpec::causalMask() : MaskSpec::bidirectional());
+    std::string kind = request.mask.kindName();
+    if (request.mask.kind == MaskChoice::Kind::Model) kind = c.causal ? "causal" : "bidirectional";
+    Json mask{{"kind", kind},
+              {"window", structure.window >= 0 ? Json(structure.window) : Json(nullptr)},
+              {"overridden", request.mask.kind != MaskChoice::Kind::Model},
+              {"padding_keys", request.padding}};
+    if (request.padding > 0) structure.keyValid = data.attentionMask;
+    mask["description"] = structure.describe();
+
+    Json heads = Json::array();
+    for (const CapturedHead &h : data.result.heads) heads.push_back(Json::array({h.head.layer, h.head.head}));
+    return Json{{"mask", mask},
+                {"positional", positionKindName(c.positions)},
+                {"backend", Json{{"requested", backendName(request.backend)}, {"used", backendName(data.backendUsed)}}},
+                {"dtype", "float32"},
+                {"threads", request.threads},
+                {"top_k", request.topK},
+                {"all_heads", !request.heads.has_value()},
+                {"heads", heads}};
+}
+
+Json input(const RunRequest &request, const RunData &data)
+{
+    const TokenizedText &t = data.tokens;
+    Json offsets = Json::array();
+    for (std::size_t i = 0; i < t.ids.size(); ++i) offsets.push_back(Json::array({t.begins[i], t.ends[i]}));
+    return Json{{"text", nullableString(request.text)},
+                {"tokens", t.labels},
+                {"token_ids", t.ids},
+                {"special", t.special},
+                {"attention_mask", data.attentionMask},
+                {"offsets", offsets},
+                {"length", data.result.length},
+                {"padding", request.padding}};
+}
+
+// [layer][head][query][key]; null for heads not captured. One query row per line.
+void appendAttention(std::string &out, const ModelConfig &c, const ForwardResult &r)
+{
+    const std::int64_t L = r.length;
+    out += '[';
+    for (std::int64_t layer = 0; layer < c.layers; ++layer) {
+        out += layer ? ",\n[" : "\n[";
+        for (std::int64_t head = 0; head < c.heads; ++head) {
+            if (head) out += ',';
+            const auto it = std::find_if(r.heads.begin(), r.heads.end(),
+                                         [&](const CapturedHead &h) { return h.head == HeadRef{layer, head}; });
+            if (it == r.heads.end()) { out += "null"; continue; }
+            out += '[';
+            for (std::int64_t i = 0; i < L; ++i) {
+                out += i ? ",\n[" : "\n[";
+                for (std::int64_t j = 0; j < L; ++j) {
+                    if (j) out += ',';
+                    appendFloat(out, it->weights[static_cast<std::size_t>(i * L + j)]);
+                }
+                out += ']';
+            }
+            out += ']';
+        }
+        out += ']';
+    }
+    out += ']';
+}
+
+} // namespace
+
+std::string modelInfoJson(const OpenedModel &m)
+{
+    const ModelConfig &c = m.model.config();
+    Json info{{"format", "attnscope-info"}, {"version", 1}};
+    const Json summary = modelSummary(m);
+    for (const auto &[key, value] : summary.items()) info[key] = value;
+    info["model_type"] = c.modelType;
+    info["intermediate_size"] = c.intermediate;
+    info["vocab_size"] = c.vocabSize;
+    info["max_positions"] = c.maxPositions;
+    info["positional"] = positionKindName(c.positions);
+    info["causal"] = c.causal;
+    info["activation"] = c.architecture == Architecture::Synthetic ? Json(nullptr) : Json(activationName(c.activation));
+    info["labels"] = c.head == ModelHead::Classification ? Json(c.labels) : Json(nullptr);
+    if (m.tokenizer) {
+        info["tokenizer"] = Json{{"kind", m.tokenizer->kind() == TokenizerKind::WordPiece ? "wordpiece" : "byte_level_bpe"},
+                                 {"source", m.tokenizer->source()},
+                                 {"vocab_size", m.tokenizer->vocabSize()}};
+    } else if (c.architecture == Architecture::Synthetic) {
+        info["tokenizer"] = Json{{"kind", "bytes"}, {"source", nullptr}, {"vocab_size", 256}};
+    } else {
+        info["tokenizer"] = nullptr;
+        info["tokenizer_error"] = m.tokenizerError;
+    }
+    info["special_tokens"] = specialTokens(m);
+    const auto params = parameterCount(m);
+    info["parameter_count"] = params ? Json(*params) : Json(nullptr);
+    info["description"] = nullableString(readmeFirstLine(m.path));
+    return info.dump(2) + "\n";
+}
+
+std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data)
+{
+    Json model = modelSummary(m);
+    const auto field = [](const char *key, const Json &value) { return "\"" + std::string(key) + "\":" + value.dump() + ",\n"; };
+    std::string out = "{\"format\":\"attnscope\",\n\"version\":1,\n";
+    out += field("model", model);
+    out += field("input", input(request, data));
+    out += field("settings", settings(m, request, data));
+    out += "\"attention\":";
+    appendAttention(out, m.model.config(), data.result);
+    out += ",\n";
+    out += field("outputs", outputs(m, request, data));
+    out += "\"analyses\":{}}\n";
+    return out;
+}
+
+} // namespace attn

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <attnscope/textmodel.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace attn {
+
+std::vector<std::string> sampleModelDirs()
+{
+    std::vector<std::string> dirs;
+    if (const char *env = std::getenv("ATTNSCOPE_SAMPLE_MODELS"); env && *env) dirs.emplace_back(env);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) dirs.push_back((exe.parent_path() / ".." / "share" / "attnscope" / "sample_models").lexically_normal().string());
+#ifdef ATTNSCOPE_SOURCE_SAMPLE_MODELS
+    dirs.emplace_back(ATTNSCOPE_SOURCE_SAMPLE_MODELS);
+#endif
+    return dirs;
+}
+
+std::vector<SampleModelInfo> listSampleModels()
+{
+    std::vector<SampleModelInfo> found;
+    for (const std::string &dir : sampleModelDirs()) {
+        std::error_code ec;
+        for (const auto &entry : fs::directory_iterator(dir, ec)) {
+            if (!entry.is_directory() || !fs::exists(entry.path() / "config.json")) continue;
+            const std::string name = entry.path().filename().string();
+            if (std::none_of(found.begin(), found.end(), [&](const auto &s) { return s.name == name; }))
+                found.push_back({name, fs::absolute(entry.path()).lexically_normal().string()});
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.name < b.name; });
+    return found;
+}
+
+Result<std::string> resolveModelSpec(const std::string &spec)
+{
+    constexpr std::string_view prefix = "sample:";
+    if (spec.rfind(prefix, 0) != 0) return spec;
+    const std::string name = spec.substr(prefix.size());
+    for (const SampleModelInfo &s : listSampleModels())
+        if (s.name == name) return s.folder;
+    std::string known, searched;
+    for (const SampleModelInfo &s : listSampleModels()) known += (known.empty() ? "" : ", ") + s.name;
+    for (const std::string &d : sampleModelDirs()) searched += (searched.empty() ? "" : ", ") + d;
+    return Status(ErrorCode::InvalidArgument, "unknown sample model '" + name + "' (known: " +
+                                                  (known.empty() ? "none found" : known) + "; searched " + searched + ")");
+}
+
+Result<TextModel> TextModel::open(const std::string &spec)
+{
+    auto source = resolveModelSpec(spec);
+    if (!source) return source.status();
+    auto model = Model::open(*source);
+    if (!model) return model.status();
+    if (model->config().architecture == Architecture::Synthetic)
+        return TextModel(std::move(model).value(), std::nullopt, spec);
+    auto tokenizer = Tokenizer::fromFolder(*source);
+    if (!tokenizer) return tokenizer.status();
+    if (static_cast<std::int64_t>(tokenizer->vocabSize()) > model->config().vocabSize)
+        return Status(ErrorCode::FormatError,
+                      *source + ": the tokenizer has " + std::to_string(tokenizer->vocabSize()) +
+                          " tokens but config.json vocab_size is " + std::to_string(model->config().vocabSize));
+    return TextModel(std::move(model).value(), std::move(tokenizer).value(), spec);
+}
+
+std::string TextModel::displayName() const
+{
+    if (m_spec.rfind("sample:", 0) == 0 || m_spec.rfind("random:", 0) == 0) return m_spec;
+    return m_model.name();
+}
+
+Result<TokenizedText> TextModel::tokenize(const std::string &text) const
+{
+    TokenizedText t;
+    t.text = text;
+    if (!m_tokenizer) {
+        // Synthetic models: one token per UTF-8 byte; a multi-byte character's label sits on its first byte.
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(text[i]);
+            std::size_t len = 1;
+            if ((c & 0xE0) == 0xC0) len = 2; else if ((c & 0xF0) == 0xE0) len = 3; else if ((c & 0xF8) == 0xF0) len = 4;
+            for (std::size_t k = 0; k < len && i + k < text.size(); ++k) {
+                t.ids.push_back(static_cast<unsigned char>(text[i + k]));
+                t.labels.push_back(k == 0 ? text.substr(i, len) : std::string());
+                t.begins.push_back(i + k);
+                t.ends.push_back(i + k + 1);
+                t.special.push_back(0);
+            }
+            i += len - 1;
+        }
+    } else {
+        auto enc = m_tokenizer->encode(text);
+        if (!enc) return enc.status();
+        for (std::size_t i = 0; i < enc->ids.size(); ++i) {
+            t.ids.push_back(enc->ids[i]);
+            const bool special = enc->special[i] != 0;
+            const std::size_t b = enc->begins[i], e = enc->ends[i];
+            t.labels.push_back(special || e <= b ? enc->tokens[i] : text.substr(b, e - b));
+            t.begins.push_back(b);
+            t.ends.push_back(e);
+            t.special.push_back(enc->special[i]);
+        }
+    }
+    if (t.ids.empty()) return Status::invalid("the text has no tokens");
+    const std::int64_t maxPositions = m_model.config().maxPositions;
+    if (maxPositions > 0 && static_cast<std::int64_t>(t.ids.size()) > maxPositions)
+        return Status::invalid("the text is " + std::to_string(t.ids.size()) + " tokens long, but " + displayName() +
+                               " has only " + std::to_string(maxPositions) + " positions (config.json " +
+                               (m_model.config().architecture == Architecture::Gpt2 ? "n_positions" : "max_position_embeddings") + ")");
+    return t;
+}
+
+} // namespace attn

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The engine's export functions (export.h) without the CLI: the run document carries exactly the ForwardResult's
+// numbers (weights round-trip float32, probabilities are the softmax of the logits), option parsing rejects what
+// it should, files are replaced atomically, and the schema checker itself catches broken documents.
+
+#include "jsonschema.h"
+
+#include <attnscope/export.h>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace attn;
+
+namespace {
+
+const std::string kFixtures = ATTNSCOPE_TEST_DATA_DIR "/fixtures/models/";
+
+QJsonObject runSchema()
+{
+    QFile file(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/run.schema.json"));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+QJsonObject parse(const std::string &json)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json), &error);
+    return error.error == QJsonParseError::NoError ? doc.object() : QJsonObject();
+}
+
+std::vector<double> softmax(const float *logits, std::size_t n)
+{
+    const double m = *std::max_element(logits, logits + n);
+    std::vector<double> p(n);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += p[i] = std::exp(logits[i] - m);
+    for (double &x : p) x /= sum;
+    return p;
+}
+
+} // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void weightsMatchTheForwardPass_data()
+    {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<bool>("text");
+        QTest::addColumn<QString>("heads");
+        QTest::addColumn<int>("padding");
+        QTest::addRow("random, all heads") << "random:layers=2,heads=3,d_model=24,seed=5" << true << "all" << 0;
+        QTest::addRow("random, two heads, pad 1") << "random:layers=2,heads=3,d_model=24,seed=5" << true << "1.2,0.0" << 1;
+        QTest::addRow("gpt2-tiny") << QString::fromStdString(kFixtures + "gpt2-tiny") << false << "all" << 2;
+        QTest::addRow("bert-cls-d72h3") << QString::fromStdString(kFixtures + "bert-cls-d72h3") << false << "all" << 0;
+    }
+    void weightsMatchTheForwardPass()
+    {
+        QFETCH(QString, spec);
+        QFETCH(bool, text);
+        QFETCH(QString, heads);
+        QFETCH(int, padding);
+        auto m = openModel(spec.toStdString(), text);
+        QVERIFY2(m, m.status().message().c_str());
+        RunRequest request;
+        if (text) request.text = "attend!";
+        else request.ids = {2, 7, 11, 5, 3};
+        request.padding = padding;
+        auto headList = parseHeadList(heads.toStdString());
+        QVERIFY(headList);
+        request.heads = *headList;
+        auto data = runModel(*m, request);
+        QVERIFY2(data, data.status().message().c_str());
+        const QJsonObject doc = parse(runExportJson(*m, request, *data));
+        QVERIFY(!doc.isEmpty());
+        const QStringList problems = test::validateJsonSchema(doc, runSchema());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+
+        const std::int64_t L = data->result.length;
+        QCOMPARE(doc.value("input").toObject().value("length").toInt(), int(L));
+        const QJsonArray attention = doc.value("attention").toArray();
+        int seen = 0;
+        for (const CapturedHead &h : data->result.heads) {
+            const QJsonArray P = attention.at(int(h.head.layer)).toArray().at(int(h.head.head)).toArray();
+            QCOMPARE(P.size(), qsizetype(L));
+            for (std::int64_t i = 0; i < L; ++i)
+                for (std::int64_t j = 0; j < L; ++j) {
+                    // The shortest round-trip decimal reads back to the very same float.
+                    const float got = static_cast<float>(P.at(int(i)).toArray().at(int(j)).toDouble());
+                    QCOMPARE(got, h.weights[static_cast<std::size_t>(i * L + j)]);
+                }
+            ++seen;
+        }
+        QVERIFY(seen > 0);
+        int nonNull = 0;
+        for (const QJsonValue &layer : attention)
+            for (const QJsonValue &head : layer.toArray()) nonNull += head.isArray();
+        QCOMPARE(nonNull, seen);
+
+        const ModelConfig &c = m->model.config();
+        const QJsonObject out = doc.value("outputs").toObject();
+        if (c.head == ModelHead::Classification) {
+            const auto p = softmax(data->result.logits.data(), data->result.logits.size());
+            const QJsonArray probs = out.value("probabilities").toArray();
+            QCOMPARE(probs.size(), qsizetype(p.size()));
+            for (std::size_t k = 0; k < p.size(); ++k) QVERIFY(std::abs(probs.at(int(k)).toDouble() - p[k]) < 1e-6);
+            const auto best = std::max_element(p.begin(), p.end()) - p.begin();
+            QCOMPARE(out.value("predicted").toObject().value("index").toInt(), int(best));
+        }
+        if (c.head == ModelHead::CausalLM) {
+            const std::int64_t last = L - padding - 1;
+            const float *row = data->result.logits.data() + last * c.vocabSize;
+            const auto p = softmax(row, static_cast<std::size_t>(c.vocabSize));
+            const QJsonArray top = out.value("top_k").toArray();
+            QCOMPARE(top.size(), 5);
+            double previous = 1.0;
+            for (const QJsonValue &e : top) {
+                const int id = e.toObject().value("id").toInt();
+                const double prob = e.toObject().value("probability").toDouble();
+                QVERIFY(std::abs(prob - p[static_cast<std::size_t>(id)]) < 1e-6);
+                QVERIFY(prob <= previous);
+                previous = prob;
+            }
+            QCOMPARE(top.at(0).toObject().value("id").toInt(), int(std::max_element(p.begin(), p.end()) - p.begin()));
+        }
+    }
+
+    void maskChoices_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<int>("window");
+        QTest::addRow("model") << "model" << true << "model" << -1;
+        QTest::addRow("bidirectional") << "bidirectional" << true << "bidirectional" << -1;
+        QTest::addRow("causal") << "causal" << true << "causal" << -1;
+        QTest::addRow("window:0") << "window:0" << true << "window" << 0;
+        QTest::addRow("causal-window:16") << "causal-window:16" << true << "causal_window" << 16;
+        QTest::addRow("window:") << "window:" << false << "" << -1;
+        QTest::addRow("window:-1") << "window:-1" << false << "" << -1;
+        QTest::addRow("window:2x") << "window:2x" << false << "" << -1;
+        QTest::addRow("diagonal") << "diagonal" << false << "" << -1;
+    }
+    void maskChoices()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, ok);
+        QFETCH(QString, kind);
+        QFETCH(int, window);
+        const auto choice = parseMaskChoice(text.toStdString());
+        QCOMPARE(bool(choice), ok);
+        if (!ok) {
+            QVERIFY(choice.status().message().find(text.toStdString()) != std::string::npos);
+            return;
+        }
+        QCOMPARE(QString::fromStdString(choice->kindName()), kind);
+        QCOMPARE(choice->window, std::int64_t(window));
+        QCOMPARE(choice->override().has_value(), kind != "model");
+    }
+
+    void headLists()
+    {
+        QVERIFY(parseHeadList("all") && !parseHeadList("all")->has_value());
+        const auto list = parseHeadList("1.2,0.0,1.2");
+        QVERIFY(list && list->has_value());
+        QCOMPARE((*list)->size(), std::size_t(2));   // duplicates dropped, order kept
+        QVERIFY(((**list)[0] == HeadRef{1, 2}));
+        for (const char *bad : {"", "1", "1.", ".2", "a.b", "1.2,", "-1.0", "1.2.3"})
+            QVERIFY2(!parseHeadList(bad), bad);
+        ModelConfig c;
+        c.layers = 2;
+        c.heads = 3;
+        QVERIFY(checkHeadList({{1, 2}}, c));
+        QVERIFY(!checkHeadList({{2, 0}}, c));
+        QVERIFY(!checkHeadList({{0, 3}}, c));
+    }
+
+    void paddingIds()
+    {
+        // gpt2-tiny has no tokenizer and no pad_token_id: its eos (95) pads.
+        auto gpt2 = openModel(kFixtures + "gpt2-tiny", false);
+        QVERIFY(gpt2);
+        QCOMPARE(paddingTokenId(*gpt2), std::int64_t(95));
+        auto bert = openModel(kFixtures + "bert-mlm", false);
+        QVERIFY(bert);
+        QCOMPARE(paddingTokenId(*bert), std::int64_t(0));
+    }
+
+    void atomicWrite()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("out.json").toStdString();
+        QVERIFY(writeFileAtomically(path, "first"));
+        QVERIFY(writeFileAtomically(path, "second"));
+        QFile f(QString::fromStdString(path));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("second"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"out.json"});
+
+        const std::string missing = dir.filePath("missing/out.json").toStdString();
+        const Status s = writeFileAtomically(missing, "x");
+        QVERIFY(!s);
+        QCOMPARE(s.code(), ErrorCode::IoError);
+        QVERIFY(s.message().find(missing) != std::string::npos);
+    }
+
+    void infoDocument()
+    {
+        auto m = openModel(kFixtures + "bert-cls-d72h3", false);
+        QVERIFY(m);
+        const QJsonObject info = parse(modelInfoJson(*m));
+        QCOMPARE(info.value("architecture").toString(), QStringLiteral("bert"));
+        QCOMPARE(info.value("head").toString(), QStringLiteral("classifier"));
+        QCOMPARE(info.value("labels").toArray().size(), 3);
+        QVERIFY(info.value("tokenizer").isNull());
+        QVERIFY(info.value("parameter_count").toDouble() > 0);
+    }
+
+    // The checker must fail documents that break the schema, or the passing tests above prove nothing.
+    void schemaCheckerCatchesBrokenDocuments()
+    {
+        auto m = openModel("random:layers=1,heads=2,d_model=8,seed=1", true);
+        QVERIFY(m);
+        RunRequest request;
+        request.text = "ab";
+        auto data = runModel(*m, request);
+        QVERIFY(data);
+        const QJsonObject good = parse(runExportJson(*m, request, *data));
+        const QJsonObject schema = runSchema();
+        QVERIFY(!schema.isEmpty());
+        QVERIFY(test::validateJsonSchema(good, schema).isEmpty());
+
+        QJsonObject noAttention = good;
+        noAttention.remove("attention");
+        QVERIFY(test::validateJsonSchema(noAttention, schema).join(' ').contains("attention"));
+        QJsonObject wrongVersion = good;
+        wrongVersion["version"] = 2;
+        QVERIFY(!test::validateJsonSchema(wrongVersion, schema).isEmpty());
+        QJsonObject stringWeight = good;
+        stringWeight["attention"] = QJsonArray{QJsonArray{QJsonArray{QJsonArray{"0.5"}}}};
+        QVERIFY(test::validateJsonSchema(stringWeight, schema).join(' ').contains("/attention/0/0/0/0"));
+        QJsonObject outsideSubset{{"type", "object"}, {"additionalProperties", false}};
+        QVERIFY(!test::validateJsonSchema(good, outsideSubset).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExport)
+#include "tst_export.moc"

@@ -1,0 +1,491 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""rationale-bert: a small BERT sequence classifier on generated review-like sentences whose label is decided
+only by 1-3 known evidence words (all of the same polarity) among neutral filler; ships ground-truth rationales."""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from . import common
+
+NAME = "rationale-bert"
+TRAIN_SEED = 2024      # training sentences
+TEST_SEED = 77         # held-out sentences (disjoint: duplicates of training texts are dropped)
+TORCH_SEED = 11
+N_TRAIN = 24000
+N_TEST = 4000
+N_RATIONALES = 150
+LABELS = ["negative", "positive"]
+
+CFG = dict(num_hidden_layers=3, num_attention_heads=4, hidden_size=64, intermediate_size=256,
+           max_position_embeddings=128, batch=32, steps=1500, lr=1e-3, warmup=100, weight_decay=0.01,
+           dropout=0.1)
+
+# ---- lexicon --------------------------------------------------------------------------------------------------
+# Evidence words. Some are NOT in the vocabulary as whole words and split into WordPiece pieces
+# (masterful -> master ##ful, unwatchable -> un ##watch ##able); all their pieces are evidence tokens.
+POS_ADJ = ["excellent", "wonderful", "superb", "brilliant", "delightful", "fantastic", "charming", "beautiful",
+           "masterful", "unforgettable", "breathtaking"]
+NEG_ADJ = ["awful", "terrible", "horrible", "dull", "tedious", "bland", "mediocre", "lousy",
+           "pointless", "unwatchable", "dreadful"]
+POS_NOUN = ["masterpiece", "gem", "triumph", "delight"]
+NEG_NOUN = ["disaster", "mess", "failure", "letdown"]
+# Neutral filler (no sentiment). Some split into pieces too (screenplay -> screen ##play).
+NOUNS = ["movie", "film", "plot", "story", "actor", "director", "scene", "music", "camera", "ending", "character",
+         "dialogue", "cast", "script", "sequel", "studio", "audience", "theater", "ticket", "seat", "night",
+         "friend", "brother", "sister", "city", "house", "car", "train", "book", "song", "dog", "garden", "evening",
+         "morning", "crowd", "critic", "trailer", "costume", "village", "river", "screenplay", "soundtrack",
+         "weekend", "countryside", "table", "window", "hat", "letter", "island", "teacher"]
+COPULA = ["was", "seemed", "felt", "looked", "became", "stayed", "is", "remains"]
+TVERBS = ["met", "watched", "followed", "visited", "described", "showed", "mentioned", "carried", "found",
+          "painted", "opened", "called"]
+ADJ = ["old", "new", "blue", "red", "green", "quiet", "early", "late", "small", "large", "french", "local",
+       "second", "final", "tall", "wooden", "recent", "modern", "rural", "northern", "yellow", "famous", "long",
+       "short"]
+INTENS = ["very", "really", "quite", "rather", "truly", "mostly", "somewhat"]
+DET = ["the", "a", "this", "that", "my", "our", "their"]
+PREP = ["with", "in", "near", "behind", "after", "before", "during", "about"]
+PRON = ["i", "we", "they", "she", "he"]
+CONJ = [" and", ",", ";", ".", " and then", ", while"]
+
+PIECES = ["master", "##ful", "un", "##forget", "##table", "breath", "##taking", "point", "##less", "##watch",
+          "##able", "##piece", "screen", "##play", "sound", "##track", "week", "##end", "country", "##side", "dread"]
+WHOLE_WORDS_NOT_IN_VOCAB = {"masterful", "unforgettable", "breathtaking", "pointless", "unwatchable", "dreadful",
+                            "masterpiece", "screenplay", "soundtrack", "weekend", "countryside"}
+
+
+def vocab_list() -> list[str]:
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    punct = [".", ",", ";", "!", "?", "'", "-"]
+    words = []
+    for group in (POS_ADJ, NEG_ADJ, POS_NOUN, NEG_NOUN, NOUNS, COPULA, TVERBS, ADJ, INTENS, DET, PREP, PRON,
+                  ["it", "and", "then", "while", "an"]):
+        for w in group:
+            if w not in WHOLE_WORDS_NOT_IN_VOCAB and w not in words:
+                words.append(w)
+    pieces = [p for p in PIECES if p not in words]
+    # Single letters that are already words ("a", "i") must not appear twice: a repeated vocab.txt line leaves
+    # an id gap and ids above vocab_size (the committed model was patched for exactly that; see its card).
+    letters = [c for c in "abcdefghijklmnopqrstuvwxyz" if c not in words] + ["##" + c for c in "abcdefghijklmnopqrstuvwxyz"]
+    return specials + punct + words + pieces + letters
+
+
+# ---- generator ------------------------------------------------------------------------------------------------
+
+def _clause(rng: np.random.Generator):
+    """A list of (word, slot) with slot in {None, 'ADJ', 'NOUN'}: evidence may replace ADJ / NOUN slots."""
+    c = lambda xs: xs[int(rng.integers(len(xs)))]
+    t = int(rng.integers(6))
+    if t == 0:    # the plot was (very) ADJ
+        out = [(c(DET), None), (c(NOUNS), None), (c(COPULA), None)]
+        if rng.random() < 0.4:
+            out.append((c(INTENS), None))
+        return out + [(c(ADJ), "ADJ")]
+    if t == 1:    # a ADJ actor met the director
+        return [(c(DET), None), (c(ADJ), "ADJ"), (c(NOUNS), None), (c(TVERBS), None), ("the", None),
+                (c(NOUNS), None)]
+    if t == 2:    # we watched the ADJ film with the dog
+        return [(c(PRON), None), (c(TVERBS), None), ("the", None), (c(ADJ), "ADJ"), (c(NOUNS), None),
+                (c(PREP), None), ("the", None), (c(NOUNS), None)]
+    if t == 3:    # it was a NOUN
+        return [("it", None), (c(COPULA), None), ("a", None), (c(NOUNS), "NOUN")]
+    if t == 4:    # the story in the village was ADJ
+        return [("the", None), (c(NOUNS), None), (c(PREP), None), ("the", None), (c(NOUNS), None),
+                (c(COPULA), None), (c(ADJ), "ADJ")]
+    return [(c(PRON), None), (c(TVERBS), None), (c(DET), None), (c(NOUNS), None)]   # no slot
+
+
+def make_example(rng: np.random.Generator) -> dict:
+    """Text, label and the character spans of the evidence words. Label = polarity of the evidence words (all
+    evidence words in one example share it; there is no negation), 1-3 evidence words."""
+    label = int(rng.integers(2))
+    k = int(rng.integers(1, 4))
+    while True:
+        n_cl = int(rng.integers(2, 6))
+        clauses = [_clause(rng) for _ in range(n_cl)]
+        slots = [(ci, wi) for ci, cl in enumerate(clauses) for wi, (_, s) in enumerate(cl) if s]
+        if len(slots) >= k:
+            break
+    chosen = rng.choice(len(slots), size=k, replace=False)
+    adjs = POS_ADJ if label else NEG_ADJ
+    nouns = POS_NOUN if label else NEG_NOUN
+    evidence = set()
+    for j in chosen:
+        ci, wi = slots[j]
+        kind = clauses[ci][wi][1]
+        pool = adjs if kind == "ADJ" else nouns
+        clauses[ci][wi] = (pool[int(rng.integers(len(pool)))], kind)
+        evidence.add((ci, wi))
+    text, spans, words = "", [], []
+    for ci, cl in enumerate(clauses):
+        if ci:
+            text += CONJ[int(rng.integers(len(CONJ)))] + " "
+        for wi, (w, _) in enumerate(cl):
+            if wi:
+                text += " "
+            if (ci, wi) in evidence:
+                spans.append((len(text), len(text) + len(w)))
+                words.append(w)
+            text += w
+    text += "."
+    # an/a agreement for readability ("a excellent" -> "an excellent")
+    return {"text": _fix_articles(text, spans), "label": label, "evidence_words": words}
+
+
+def _fix_articles(text: str, spans):
+    return text  # spans are recomputed from evidence words after fixing (see finalize)
+
+
+def finalize(ex: dict) -> dict:
+    """Replace 'a' + vowel-initial word with 'an' and recompute the evidence character spans."""
+    toks = ex["text"].split(" ")
+    for i in range(len(toks) - 1):
+        if toks[i] == "a" and toks[i + 1][:1] in "aeiou":
+            toks[i] = "an"
+    text = " ".join(toks)
+    spans, pos = [], 0
+    # evidence words occur in order; find each as a whole word, left to right
+    for w in ex["evidence_words"]:
+        while True:
+            j = text.index(w, pos)
+            before = text[j - 1] if j else " "
+            after = text[j + len(w)] if j + len(w) < len(text) else " "
+            pos = j + len(w)
+            if not before.isalpha() and not after.isalpha():
+                spans.append((j, j + len(w)))
+                break
+    return {"text": text, "label": ex["label"], "evidence_words": ex["evidence_words"], "spans": spans}
+
+
+def make_split(seed: int, n: int, exclude: set | None = None) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    out, seen = [], set(exclude or ())
+    while len(out) < n:
+        ex = finalize(make_example(rng))
+        if ex["text"] in seen:
+            continue
+        seen.add(ex["text"])
+        out.append(ex)
+    return out
+
+
+def evidence_token_indices(enc, spans) -> list[int]:
+    idx = []
+    for t, (a, b) in enumerate(enc["offset_mapping"]):
+        if b > a and any(a >= s and b <= e for s, e in spans):
+            idx.append(t)
+    return idx
+
+
+# ---- tokenizer ------------------------------------------------------------------------------------------------
+
+def build_tokenizer(out_dir: Path):
+    from transformers import BertTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(vocab_list())}
+    tok = BertTokenizerFast(vocab=vocab, do_lower_case=True, model_max_length=CFG["max_position_embeddings"])
+    tok.save_pretrained(str(out_dir))
+    if not (out_dir / "vocab.txt").exists():
+        (out_dir / "vocab.txt").write_text("\n".join(vocab_list()) + "\n")
+    tok = BertTokenizerFast.from_pretrained(str(out_dir))
+    # sanity: the intended splits
+    assert tok.tokenize("masterful unwatchable screenplay") == ["master", "##ful", "un", "##watch", "##able",
+                                                               "screen", "##play"], tok.tokenize("masterful unwatchable screenplay")
+    return tok
+
+
+# ---- training -------------------------------------------------------------------------------------------------
+
+def encode(tok, exs):
+    enc = tok([e["text"] for e in exs], padding=True, return_tensors="pt")
+    return enc["input_ids"], enc["attention_mask"], torch.tensor([e["label"] for e in exs])
+
+
+def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> dict:
+    from transformers import BertConfig, BertForSequenceClassification
+
+    cfg = dict(CFG)
+    if steps:
+        cfg["steps"] = steps
+    common.seed_everything(TORCH_SEED, threads)
+    common.clean_model_dir(out_dir)
+    tok = build_tokenizer(out_dir)
+    train_set = make_split(TRAIN_SEED, N_TRAIN)
+    config = BertConfig(
+        vocab_size=len(tok), hidden_size=cfg["hidden_size"], num_hidden_layers=cfg["num_hidden_layers"],
+        num_attention_heads=cfg["num_attention_heads"], intermediate_size=cfg["intermediate_size"],
+        max_position_embeddings=cfg["max_position_embeddings"], hidden_dropout_prob=cfg["dropout"],
+        attention_probs_dropout_prob=cfg["dropout"], pad_token_id=tok.pad_token_id, num_labels=2,
+        id2label={0: LABELS[0], 1: LABELS[1]}, label2id={LABELS[0]: 0, LABELS[1]: 1},
+    )
+    torch.manual_seed(TORCH_SEED)
+    model = BertForSequenceClassification(config)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"])
+    rng = np.random.default_rng(TRAIN_SEED + 1)   # batch order
+
+    def lr_at(step):
+        if step < cfg["warmup"]:
+            return cfg["lr"] * (step + 1) / cfg["warmup"]
+        p = (step - cfg["warmup"]) / max(1, cfg["steps"] - cfg["warmup"])
+        return cfg["lr"] * 0.5 * (1 + math.cos(math.pi * p))
+
+    model.train()
+    t0 = time.time()
+    for step in range(cfg["steps"]):
+        idx = rng.integers(0, len(train_set), size=cfg["batch"])
+        ids, mask, y = encode(tok, [train_set[i] for i in idx])
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step)
+        loss = model(input_ids=ids, attention_mask=mask, labels=y).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if step % 250 == 0 or step == cfg["steps"] - 1:
+            log(f"step {step:5d} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
+    model.eval()
+    model.save_pretrained(str(out_dir), safe_serialization=True)
+    return {"cfg": cfg, "train_seconds": time.time() - t0, "n_train": N_TRAIN}
+
+
+# ---- evaluation -----------------------------------------------------------------------------------------------
+
+def load(out_dir: Path):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(out_dir))
+    model = AutoModelForSequenceClassification.from_pretrained(str(out_dir), attn_implementation="eager").eval()
+    return model, tok
+
+
+@torch.no_grad()
+def predict(model, tok, texts, bs=256):
+    probs = []
+    for i in range(0, len(texts), bs):
+        enc = tok(texts[i:i + bs], padding=True, return_tensors="pt")
+        probs.append(torch.softmax(model(**enc).logits, -1))
+    return torch.cat(probs)
+
+
+def held_out():
+    train_texts = {e["text"] for e in make_split(TRAIN_SEED, N_TRAIN)}
+    return make_split(TEST_SEED, N_TEST, exclude=train_texts)
+
+
+def remove_spans(text, spans):
+    for s, e in sorted(spans, reverse=True):
+        text = text[:s] + text[e:]
+    return " ".join(text.split())
+
+
+def evaluate(out_dir: Path) -> dict:
+    model, tok = load(out_dir)
+    test = held_out()
+    p = predict(model, tok, [e["text"] for e in test])
+    y = torch.tensor([e["label"] for e in test])
+    pred = p.argmax(-1)
+    acc = (pred == y).float().mean().item()
+    by_k = {}
+    for k in (1, 2, 3):
+        sel = torch.tensor([len(e["evidence_words"]) == k for e in test])
+        by_k[str(k)] = {"n": int(sel.sum()), "accuracy": (pred[sel] == y[sel]).float().mean().item()}
+    p_true = p[torch.arange(len(test)), y]
+    # evidence removed (all evidence words deleted from the text): the model should lose its confidence
+    p_rm = predict(model, tok, [remove_spans(e["text"], e["spans"]) for e in test])
+    p_rm_true = p_rm[torch.arange(len(test)), y]
+    # only the evidence words kept (sufficiency)
+    p_only = predict(model, tok, [" ".join(e["evidence_words"]) for e in test])
+    p_only_true = p_only[torch.arange(len(test)), y]
+    lens = [len(tok(e["text"])["input_ids"]) for e in test]
+    return {
+        "n_test": len(test), "accuracy": acc, "accuracy_by_n_evidence": by_k,
+        "mean_p_label": p_true.mean().item(),
+        "mean_p_label_evidence_removed": p_rm_true.mean().item(),
+        "accuracy_evidence_removed": (p_rm.argmax(-1) == y).float().mean().item(),
+        "mean_p_label_evidence_only": p_only_true.mean().item(),
+        "accuracy_evidence_only": (p_only.argmax(-1) == y).float().mean().item(),
+        "tokens_min_mean_max": [min(lens), float(np.mean(lens)), max(lens)],
+    }
+
+
+def summary(ev: dict) -> dict:
+    return {k: ev[k] for k in ("n_test", "accuracy", "mean_p_label", "mean_p_label_evidence_removed",
+                               "mean_p_label_evidence_only")}
+
+
+def write_rationales(out_dir: Path) -> dict:
+    model, tok = load(out_dir)
+    test = held_out()[:N_RATIONALES]
+    p = predict(model, tok, [e["text"] for e in test])
+    items = []
+    for i, e in enumerate(test):
+        enc = tok(e["text"], return_offsets_mapping=True)
+        idx = evidence_token_indices(enc, e["spans"])
+        toks = tok.convert_ids_to_tokens(enc["input_ids"])
+        assert idx and all(toks[j] not in ("[CLS]", "[SEP]") for j in idx)
+        items.append({
+            "id": i, "text": e["text"], "label": e["label"], "label_name": LABELS[e["label"]],
+            "tokens": toks, "input_ids": enc["input_ids"],
+            "evidence_token_indices": idx,
+            "evidence_words": e["evidence_words"],
+            "evidence_char_spans": [list(s) for s in e["spans"]],
+            "predicted_label": int(p[i].argmax()), "predicted_probability": round(float(p[i].max()), 6),
+        })
+    doc = {
+        "format": "attnscope-rationales", "version": 1,
+        "model": NAME, "licence": common.LICENCE,
+        "description": "Held-out examples of the rationale-bert generator with ground-truth rationales. 'tokens' "
+                       "and 'input_ids' are what the WordPiece tokenizer in this folder produces, including "
+                       "[CLS] (index 0) and [SEP] (last). 'evidence_token_indices' index into 'tokens' and list "
+                       "every piece of every evidence word; every other token is filler whose removal cannot "
+                       "change the true label. 'evidence_char_spans' are [start, end) character offsets in "
+                       "'text'.",
+        "label_names": LABELS,
+        "generator": {"split": "test", "seed": TEST_SEED, "first_n": N_RATIONALES},
+        "examples": items,
+    }
+    common.write_json_compact_items(out_dir / "rationales.json", doc, "examples")
+    return doc
+
+
+def examples() -> list[dict]:
+    return [
+        {"text": "the plot was excellent and we watched the old film with the dog.",
+         "what_to_look_for": "Positive: one evidence word (excellent). Look whether [CLS] attends to it in the "
+                             "last layer, and compare with LOO / ERASER: deleting 'excellent' flips the model to "
+                             "chance."},
+        {"text": "a quiet actor met the director, it was a disaster; the ending seemed rather dull.",
+         "what_to_look_for": "Negative: two evidence words (disaster, dull) among neutral adjectives (quiet) and "
+                             "an intensifier (rather)."},
+        {"text": "they visited the masterful studio in the village and the soundtrack was very blue.",
+         "what_to_look_for": "Positive: 'masterful' splits into master ##ful; both pieces are evidence. "
+                             "'soundtrack' (sound ##track) is a split neutral word."},
+        {"text": "the red critic watched an unwatchable sequel; the music stayed truly pointless.",
+         "what_to_look_for": "Negative: multi-piece evidence words un ##watch ##able and point ##less."},
+    ]
+
+
+def write_card(out_dir: Path, info: dict, ev: dict) -> None:
+    doc = write_rationales(out_dir)
+    cfg = info["cfg"]
+    model, tok = load(out_dir)
+    n_params = sum(p.numel() for p in model.parameters())
+    ex = examples()
+    probs = predict(model, tok, [e["text"] for e in ex])
+    size = common.dir_size_kib(out_dir)
+    byk = ev["accuracy_by_n_evidence"]
+    r0 = doc["examples"][0]
+    card = f"""---
+license: gpl-3.0
+library_name: transformers
+pipeline_tag: text-classification
+tags: [attnscope, rationales, faithfulness, synthetic]
+---
+
+# rationale-bert (AttnScope sample model)
+
+A small bidirectional BERT classifier (`BertForSequenceClassification`: {cfg['num_hidden_layers']} layers,
+{cfg['num_attention_heads']} heads, hidden {cfg['hidden_size']}, intermediate {cfg['intermediate_size']},
+max positions {cfg['max_position_embeddings']}, {n_params:,} parameters, GELU, post-LN) trained from scratch on
+generated review-like sentences whose label depends **only on known evidence words**. It ships
+`rationales.json`: {len(doc['examples'])} held-out examples with the ground-truth evidence tokens, so that
+attention-based and perturbation-based explanations (ERASER, AOPC, deletion curves, LOO, rollout) can be scored
+against the truth.
+
+Licence of the weights, tokenizer, generator output and `rationales.json`: **GPL-3.0-or-later** (part of
+AttnScope). Trained by `tools/train_sample_models.py --model rationale-bert`; nothing downloaded.
+
+Labels: 0 = `negative`, 1 = `positive` (`id2label` in `config.json`).
+
+## Held-out results
+
+| metric | value |
+|---|---|
+| accuracy, held-out split ({ev['n_test']} sentences, none identical to a training sentence) | **{ev['accuracy'] * 100:.2f} %** |
+| accuracy with 1 / 2 / 3 evidence words | {byk['1']['accuracy'] * 100:.2f} % (n={byk['1']['n']}) / {byk['2']['accuracy'] * 100:.2f} % (n={byk['2']['n']}) / {byk['3']['accuracy'] * 100:.2f} % (n={byk['3']['n']}) |
+| mean p(true label), full text | {ev['mean_p_label']:.4f} |
+| mean p(true label), all evidence words deleted | {ev['mean_p_label_evidence_removed']:.4f} (accuracy {ev['accuracy_evidence_removed'] * 100:.1f} %: chance, as designed) |
+| mean p(true label), evidence words only | {ev['mean_p_label_evidence_only']:.4f} (accuracy {ev['accuracy_evidence_only'] * 100:.1f} %) |
+| tokens per example incl. [CLS]/[SEP] (min / mean / max) | {ev['tokens_min_mean_max'][0]} / {ev['tokens_min_mean_max'][1]:.1f} / {ev['tokens_min_mean_max'][2]} |
+
+The deletion rows are the ground truth's own faithfulness check: deleting the evidence words removes the
+model's information (comprehensiveness ≈ {ev['mean_p_label'] - ev['mean_p_label_evidence_removed']:.2f}), and the
+evidence words alone suffice (sufficiency ≈ {ev['mean_p_label'] - ev['mean_p_label_evidence_only']:.2f}).
+
+## Data generator (`make_example`; train seed {TRAIN_SEED}, held-out seed {TEST_SEED})
+
+1. Draw the label (uniform) and k ∈ {{1, 2, 3}} evidence words (uniform).
+2. Draw 2–5 clauses from six templates over neutral words, e.g. `the NOUN COPULA [INTENSIFIER] ADJ`,
+   `DET ADJ NOUN VERB the NOUN`, `PRON VERB the ADJ NOUN PREP the NOUN`, `it COPULA a NOUN`,
+   `the NOUN PREP the NOUN COPULA ADJ`, `PRON VERB DET NOUN`; join them with `and`, `,`, `;`, `.`,
+   `and then`, `, while`; end with `.`. Redraw until there are at least k ADJ/NOUN slots.
+3. Put the k evidence words into k random slots (adjective slots take evidence adjectives, the `it was a NOUN`
+   slot takes evidence nouns) — **all of the label's polarity**; fill the other slots with neutral words. So the
+   evidence words sit in exactly the syntactic positions neutral words also fill, and only their identity
+   decides the label. There is no negation, no mixed polarity and no sentiment in the filler, so the rationale is
+   unambiguous: the evidence tokens, and only they.
+4. `a` before a vowel becomes `an`. Held-out sentences that also occur in the training set are dropped.
+
+Lexicon (all lower case):
+- positive evidence: {', '.join(POS_ADJ + POS_NOUN)}
+- negative evidence: {', '.join(NEG_ADJ + NEG_NOUN)}
+- neutral adjectives: {', '.join(ADJ)}; intensifiers (distractors): {', '.join(INTENS)}
+- neutral nouns: {', '.join(NOUNS)}
+- verbs: {', '.join(COPULA + TVERBS)}; plus determiners, pronouns and prepositions.
+
+## Tokenizer
+
+WordPiece, lower case (`vocab.txt`, {len(tok)} entries: `[PAD]` 0, `[UNK]` 1, `[CLS]` 2, `[SEP]` 3, `[MASK]` 4,
+punctuation, the lexicon's words, the pieces below, and single letters with and without `##` so that any
+lower-case ASCII word still tokenizes). Some words are deliberately **not** whole vocabulary entries and split into
+pieces: masterful → master ##ful, unforgettable → un ##forget ##table, breathtaking → breath ##taking,
+masterpiece → master ##piece, pointless → point ##less, unwatchable → un ##watch ##able, dreadful → dread ##ful
+(evidence), and screenplay, soundtrack, weekend, countryside (neutral). Every piece of an evidence word is an
+evidence token. Saved by `BertTokenizerFast.save_pretrained` (`vocab.txt`, `tokenizer.json`,
+`tokenizer_config.json`).
+
+## rationales.json
+
+`{{"format": "attnscope-rationales", "version": 1, "label_names": [...], "examples": [...]}}`; each example has
+`text`, `label`, `label_name`, `tokens` (as the tokenizer splits them, with `[CLS]` at 0 and `[SEP]` last),
+`input_ids`, `evidence_token_indices` (into `tokens`), `evidence_words`, `evidence_char_spans` ([start, end) in
+`text`), `predicted_label`, `predicted_probability`. They are the first {len(doc['examples'])} held-out sentences. Example:
+
+```
+text:   {r0['text']}
+tokens: {' '.join(r0['tokens'])}
+label:  {r0['label_name']}; evidence_token_indices {r0['evidence_token_indices']} = {[r0['tokens'][j] for j in r0['evidence_token_indices']]}
+```
+
+## Training
+
+AdamW (weight decay {cfg['weight_decay']} on matrices), peak lr {cfg['lr']}, {cfg['warmup']} warm-up steps then cosine decay to
+0, gradient clip 1.0, batch {cfg['batch']}, {cfg['steps']} steps (batches sampled with replacement from {info['n_train']:,}
+generated training sentences), dropout {cfg['dropout']}, cross-entropy on the pooled [CLS] output. Seeds: data
+{TRAIN_SEED} / {TEST_SEED}, batch order {TRAIN_SEED + 1}, torch {TORCH_SEED}; deterministic torch algorithms, CPU,
+{info.get('threads', 1)} thread(s), {info['train_seconds']:.0f} s. Versions: {common.versions_md()}. Bitwise
+reproducibility across machines and library versions is not guaranteed.
+
+## Example texts (also in `examples.json`)
+
+""" + "\n".join(f"{i + 1}. `{e['text']}` — predicted {LABELS[int(probs[i].argmax())]} "
+                f"(p = {float(probs[i].max()):.3f}).\n   {e['what_to_look_for']}" for i, e in enumerate(ex)) + f"""
+
+## Reproduce
+
+```
+tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert          # retrain (CPU, minutes)
+tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert --eval   # recompute the metrics
+```
+
+Files: `config.json`, `model.safetensors` (F32), `vocab.txt`, `tokenizer.json`, `tokenizer_config.json`,
+`special_tokens_map.json`, `rationales.json`, `examples.json`, `metrics.json`; {size:.0f} KiB in all.
+"""
+    (out_dir / "README.md").write_text(card)
