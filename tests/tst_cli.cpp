@@ -450,6 +450,26 @@ private slots:
         }
         QVERIFY(sawSkip);
     }
+
+    void benchModelValidatesThenTimes()
+    {
+        const CliRun run = runCli({"bench", "--model", kFixtures + "gpt2-tiny", "--n", "12", "--weights", "all",
+                                   "--reps", "2", "--threads", "1", "--json"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(run.out.trimmed()).object();
+        QCOMPARE(o.value("mode").toString(), QStringLiteral("model"));
+        QCOMPARE(o.value("n").toInt(), 12);
+        QVERIFY(o.value("validated").toBool());
+        QVERIFY(o.value("max_abs_logit_err_vs_reference").toDouble() <= 1e-4);
+        QVERIFY(o.value("ms_median").toDouble() > 0.0);
+
+        const CliRun bad = runCli({"bench", "--model", kFixtures + "gpt2-tiny", "--weights", "one"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("--weights"));
+        const CliRun missing = runCli({"bench", "--model", "sample:no-such-model"});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY(missing.err.contains("no-such-model"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)
