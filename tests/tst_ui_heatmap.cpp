@@ -2,9 +2,11 @@
 // HeatmapPlot offscreen: pixel → cell mapping, token tick labels (all, then thinned), masked cells as NaN,
 // hover signals, and PNG/SVG/PDF export.
 
+#include "plots/heatmaplod.h"
 #include "plots/heatmapplot.h"
 
 #include <QImage>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -58,6 +60,11 @@ private slots:
     void hoverReportsTheCell();
     void exportWritesFiles();
     void exportRefusesUnwritablePaths();
+    void poolingKeepsPeaksAndSkipsMasked_data();
+    void poolingKeepsPeaksAndSkipsMasked();
+    void largeMatrixStaysExactOnHover();
+    void asyncDataIsAppliedAndSuperseded();
+    void zoomingInShowsFullResolution();
 };
 
 void TestUiHeatmap::cellAtCentreOfEachCell_data()
@@ -188,6 +195,111 @@ void TestUiHeatmap::exportRefusesUnwritablePaths()
     QVERIFY(!plot.saveFigure(path, QSize(300, 300), &error));
     QVERIFY2(error.contains(path), qPrintable(error));
     QVERIFY(!QFile::exists(path));
+}
+
+void TestUiHeatmap::poolingKeepsPeaksAndSkipsMasked_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("stride");
+    QTest::addRow("n=1000 stored as is") << 1000 << 1;
+    QTest::addRow("n=1025 stride 2") << 1025 << 2;
+    QTest::addRow("n=4096 stride 4") << 4096 << 4;
+    QTest::addRow("n=3001 stride 3") << 3001 << 3;
+}
+
+void TestUiHeatmap::poolingKeepsPeaksAndSkipsMasked()
+{
+    QFETCH(int, n);
+    QFETCH(int, stride);
+    // Zeros, one peak, causal mask; a masked cell holds a large value that must not show.
+    std::vector<float> values(std::size_t(n) * std::size_t(n), 0.0f);
+    std::vector<std::uint8_t> masked(values.size(), 0);
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) masked[std::size_t(i) * std::size_t(n) + std::size_t(j)] = 1;
+    const int pi = n - 2, pj = n / 3;
+    values[std::size_t(pi) * std::size_t(n) + std::size_t(pj)] = 0.75f;
+    values[std::size_t(1) * std::size_t(n) + std::size_t(n - 1)] = 9.0f;   // masked
+    const HeatmapLevel level = poolHeatmap(values.data(), masked.data(), n, n, {0, n - 1, 0, n - 1});
+    QCOMPARE(level.rowStride, stride);
+    QCOMPARE(level.colStride, stride);
+    QVERIFY(level.storageRows <= kMaxStorageCells && level.storageCols <= kMaxStorageCells);
+    auto stored = [&](int i, int j) {
+        return level.cells[std::size_t(i / stride) * std::size_t(level.storageCols) + std::size_t(j / stride)];
+    };
+    QCOMPARE(stored(pi, pj), 0.75);
+    QVERIFY(std::isnan(stored(0, n - 1)));             // a block with every cell masked
+    double maxSeen = 0.0;
+    for (double v : level.cells)
+        if (!std::isnan(v)) maxSeen = std::max(maxSeen, v);
+    QCOMPARE(maxSeen, 0.75);                            // the masked 9 never shows
+    // Cell centres: the first and last stored centres in matrix coordinates.
+    QCOMPARE(level.keyLower, (stride - 1) / 2.0);
+}
+
+void TestUiHeatmap::largeMatrixStaysExactOnHover()
+{
+    const int n = 2000;
+    HeatmapData d;
+    d.rows = d.cols = n;
+    d.values.assign(std::size_t(n) * n, 0.0f);
+    d.values[std::size_t(1234) * n + 56] = 0.5f;
+    d.rowLabels = d.colLabels = words(n);
+    HeatmapPlot plot;
+    plot.setData(std::move(d));
+    showPlot(plot, QSize(700, 600));
+    QCOMPARE(plot.cellValue(1234, 56), 0.5);
+    QCOMPARE(plot.cellValue(1234, 57), 0.0);
+    QVERIFY(plot.hoverText({1234, 56}).contains(QStringLiteral("0.5000")));
+}
+
+void TestUiHeatmap::asyncDataIsAppliedAndSuperseded()
+{
+    HeatmapPlot plot;
+    QSignalSpy shown(&plot, &HeatmapPlot::dataShown);
+    plot.setDataAsync([] { return matrix(5, 5); });
+    QVERIFY(plot.isPreparing());
+    QTRY_COMPARE(shown.count(), 1);
+    QVERIFY(!plot.isPreparing());
+    QCOMPARE(plot.data().rows, 5);
+    // A synchronous setData after an async one wins; the async result is dropped when it arrives.
+    plot.setDataAsync([] { return matrix(7, 7); });
+    plot.setData(matrix(3, 3));
+    QCOMPARE(plot.data().rows, 3);
+    QTest::qWait(200);
+    QCOMPARE(plot.data().rows, 3);
+    QCOMPARE(shown.count(), 2);
+}
+
+void TestUiHeatmap::zoomingInShowsFullResolution()
+{
+    // 2000 × 2000 is stored pooled 2 × 2, so a single 1 at (10, 10) colours its neighbour (10, 11) too; zoomed in,
+    // the window is stored again cell for cell and (10, 11) shows its own 0.
+    const int n = 2000;
+    HeatmapData d;
+    d.rows = d.cols = n;
+    d.values.assign(std::size_t(n) * n, 0.0f);
+    d.values[std::size_t(10) * n + 10] = 1.0f;
+    d.rowLabels = d.colLabels = words(n);
+    HeatmapPlot plot;
+    plot.setData(std::move(d));
+    showPlot(plot, QSize(700, 600));
+    auto colourAt = [&](int row, int col) {
+        // Near a cell's corner: zoomed in, the weight is printed at its centre.
+        const QPointF c = plot.cellCenter(row, col);
+        const double half = (plot.cellCenter(row, col + 1).x() - c.x()) * 0.4;
+        const QImage img = plot.grab().toImage();
+        return img.pixelColor((c + QPointF(-half, -std::abs(half))).toPoint());
+    };
+    const QColor zero = colorAt(ColorMap::Viridis, 0.0), one = colorAt(ColorMap::Viridis, 1.0);
+    auto near = [](QColor a, QColor b) {
+        return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) < 40;
+    };
+    plot.showCells(0, 39, 0, 39);
+    QTest::qWait(300);   // the refine timer, then the replot
+    QVERIFY(plot.cellCenter(10, 11).x() - plot.cellCenter(10, 10).x() > 8);   // zoomed in: cells are large
+    QVERIFY2(near(colourAt(10, 10), one), qPrintable(colourAt(10, 10).name()));
+    QVERIFY2(near(colourAt(10, 11), zero), qPrintable(colourAt(10, 11).name()));
+    QVERIFY2(near(colourAt(11, 10), zero), qPrintable(colourAt(11, 10).name()));
 }
 
 QTEST_MAIN(TestUiHeatmap)

@@ -32,7 +32,7 @@ int main(int argc, char *argv[])
                                   QStringLiteral("PATH"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
-    // Which Explore tab to show first (head, statistics, rollout, outputs): for documentation screenshots.
+    // Which Explore tab to show first (head, lines, statistics, rollout, outputs): for documentation screenshots.
     QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show this Explore tab."), QStringLiteral("NAME"));
     tab.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(tab);
@@ -45,7 +45,7 @@ int main(int argc, char *argv[])
     window.show();
     if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
     if (parser.isSet(tab)) {
-        const QStringList tabs{QStringLiteral("head"), QStringLiteral("statistics"), QStringLiteral("rollout"),
+        const QStringList tabs{QStringLiteral("head"), QStringLiteral("lines"), QStringLiteral("statistics"), QStringLiteral("rollout"),
                                QStringLiteral("outputs")};
         const int index = tabs.indexOf(parser.value(tab));
         if (index >= 0) window.explore()->setCurrentTab(attnui::ExploreView::Tab(index));

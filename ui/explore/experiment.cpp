@@ -56,7 +56,7 @@ bool ExploreSnapshot::hasWeights(int layer, int head) const
            !weights[std::size_t(idx)].empty();
 }
 
-attn::Status analyseSnapshot(ExploreSnapshot &s, const JobContext &ctx)
+attn::Status analyseSnapshot(ExploreSnapshot &s, const JobContext &ctx, bool flow)
 {
     const int n = s.length();
     const std::size_t count = std::size_t(s.layers) * std::size_t(s.heads);
@@ -90,9 +90,14 @@ attn::Status analyseSnapshot(ExploreSnapshot &s, const JobContext &ctx)
                                         "for up to %1 tokens; this input has %2.").arg(attn::kMaxFlowTokens).arg(n);
         return attn::Status::ok();
     }
-    auto flow = attn::attentionFlow(s.layerMeans, n, true, ctx.cancelFn());
-    if (!flow) return flow.status();
-    s.flow = std::move(flow).value();
+    if (!flow) {
+        s.flowDeferred = true;
+        s.aggregationNote = QObject::tr("Attention flow is computed when this tab is shown.");
+        return attn::Status::ok();
+    }
+    auto f = attn::attentionFlow(s.layerMeans, n, true, ctx.cancelFn());
+    if (!f) return f.status();
+    s.flow = std::move(f).value();
     return attn::Status::ok();
 }
 
@@ -205,7 +210,7 @@ attn::Result<std::shared_ptr<Snapshot>> runExperiment(const ExperimentRequest &r
         snap->scores[std::size_t(h)] = std::move(s);
         snap->weights[std::size_t(h)] = hw.P;
     }
-    if (attn::Status s = analyseSnapshot(*snap, ctx); !s.isOk()) return s;
+    if (attn::Status s = analyseSnapshot(*snap, ctx, request.flow); !s.isOk()) return s;
     return std::shared_ptr<Snapshot>(std::move(snap));
 }
 

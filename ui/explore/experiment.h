@@ -34,6 +34,7 @@ struct ExperimentRequest {
     attn::Backend backend = attn::Backend::Reference;
     int focusHead = 0;                      // always gets weights, whatever the length
     int allHeadsUpTo = 512;                 // weights for every head up to this many tokens
+    bool flow = true;                       // attention flow too (Explore asks only while its tab is shown)
 };
 
 // One predicted token (model outputs).
@@ -75,6 +76,7 @@ struct ExploreSnapshot : Snapshot {
     std::vector<double> rollout;                   // [L, L] or empty
     std::vector<double> flow;                      // [L, L] or empty
     QString aggregationNote;                       // why rollout or flow is missing, when it is
+    bool flowDeferred = false;                     // flow could be computed but was not asked for
 
     ModelOutputs outputs;
     QStringList examples;                          // the model folder's examples.json texts
@@ -92,8 +94,9 @@ std::vector<float> wordEmbedding(const QString &word, int dModel);
 attn::MaskSpec maskFor(const ExperimentRequest &request);
 
 // Fills the analysis fields of a snapshot whose weights, tokens and ids are set: head statistics for every
-// computed head; layer means, rollout and flow (up to attn::kMaxFlowTokens) when every head was computed.
-attn::Status analyseSnapshot(ExploreSnapshot &snapshot, const JobContext &ctx);
+// computed head; layer means, rollout and flow (up to attn::kMaxFlowTokens, when `flow`) when every head was
+// computed. Flow is one max-flow per token pair — most of a short input's run time — so it is optional.
+attn::Status analyseSnapshot(ExploreSnapshot &snapshot, const JobContext &ctx, bool flow = true);
 
 // Computes the experiment; errors name the setting that is wrong. Honours ctx's cancel flag and progress.
 attn::Result<std::shared_ptr<Snapshot>> runExperiment(const ExperimentRequest &request, const JobContext &ctx);

@@ -233,7 +233,7 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     snap->maskDescription = config.causal ? QObject::tr("causal") : QObject::tr("bidirectional");
 
     readOutputs(*model, out, tokens, request.topK, &snap->outputs);
-    if (attn::Status s = analyseSnapshot(*snap, ctx); !s.isOk()) return fail(s);
+    if (attn::Status s = analyseSnapshot(*snap, ctx, request.flow); !s.isOk()) return fail(s);
     return std::shared_ptr<Snapshot>(snap);
 }
 

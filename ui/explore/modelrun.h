@@ -23,6 +23,7 @@ struct ModelRequest {
     int focusHead = 0;
     int allHeadsUpTo = 256;        // weights for every head up to this many tokens; beyond, only the focus head
     int topK = 10;
+    bool flow = true;              // attention flow too (see analyseSnapshot)
 };
 
 // A model's result; `model` is the model that ran (newly opened or the request's). When a newly opened model

@@ -27,8 +27,24 @@ void HeadGrid::setHeads(int layers, int heads, int length, const std::vector<std
     m_layers = layers;
     m_heads = heads;
     m_length = length;
-    m_weights = weights;
-    m_masked = masked;
+    // Keep only what the thumbnails show: long inputs are subsampled to kMaxImageSide here, once, so that a
+    // 4096-token head costs a 256 × 256 copy on the UI thread rather than 64 MB.
+    m_side = std::min(std::max(length, 0), kMaxImageSide);
+    const std::size_t L = std::size_t(std::max(length, 0)), side = std::size_t(m_side);
+    auto source = [&](std::size_t k) { return k * L / std::max<std::size_t>(side, 1); };
+    m_weights.assign(weights.size(), {});
+    for (std::size_t h = 0; h < weights.size(); ++h) {
+        if (weights[h].size() != L * L) continue;
+        m_weights[h].resize(side * side);
+        for (std::size_t y = 0; y < side; ++y)
+            for (std::size_t x = 0; x < side; ++x) m_weights[h][y * side + x] = weights[h][source(y) * L + source(x)];
+    }
+    m_masked.clear();
+    if (masked.size() == L * L) {
+        m_masked.resize(side * side);
+        for (std::size_t y = 0; y < side; ++y)
+            for (std::size_t x = 0; x < side; ++x) m_masked[y * side + x] = masked[source(y) * L + source(x)];
+    }
     m_selLayer = std::clamp(m_selLayer, 0, std::max(0, layers - 1));
     m_selHead = std::clamp(m_selHead, 0, std::max(0, heads - 1));
     rebuildImages();
@@ -66,26 +82,24 @@ void HeadGrid::setSelected(int layer, int head)
 void HeadGrid::rebuildImages()
 {
     m_images.assign(m_weights.size(), QImage());
-    const int L = m_length;
-    if (L <= 0) return;
-    const int side = std::min(L, kMaxImageSide);
+    const int side = m_side;
+    if (side <= 0) return;
     const bool dark = palette().color(QPalette::Window).lightness() < 128;
     const QRgb maskRgb = maskedColor(dark).rgb();
-    const bool haveMask = m_masked.size() == std::size_t(L) * std::size_t(L);
+    const std::size_t cells = std::size_t(side) * std::size_t(side);
+    const bool haveMask = m_masked.size() == cells;
     // A lookup table: one colour per level, as the big heatmap quantises too.
     std::vector<QRgb> lut(256);
     for (int i = 0; i < 256; ++i) lut[std::size_t(i)] = colorAt(m_map, i / 255.0).rgb();
     const double span = m_upper - m_lower;
     for (std::size_t h = 0; h < m_weights.size(); ++h) {
         const std::vector<float> &w = m_weights[h];
-        if (w.size() != std::size_t(L) * std::size_t(L)) continue;
+        if (w.size() != cells) continue;
         QImage img(side, side, QImage::Format_RGB32);
         for (int y = 0; y < side; ++y) {
-            const std::size_t i = std::size_t(y) * std::size_t(L) / std::size_t(side);
             auto *line = reinterpret_cast<QRgb *>(img.scanLine(y));
             for (int x = 0; x < side; ++x) {
-                const std::size_t j = std::size_t(x) * std::size_t(L) / std::size_t(side);
-                const std::size_t ij = i * std::size_t(L) + j;
+                const std::size_t ij = std::size_t(y) * std::size_t(side) + std::size_t(x);
                 if (haveMask && m_masked[ij]) {
                     line[x] = maskRgb;
                     continue;

@@ -56,8 +56,9 @@ private:
     void rebuildImages();
 
     int m_layers = 0, m_heads = 0, m_length = 0;
-    std::vector<std::vector<float>> m_weights;
-    std::vector<std::uint8_t> m_masked;
+    int m_side = 0;                              // thumbnail resolution: min(length, 256)
+    std::vector<std::vector<float>> m_weights;   // per head [m_side, m_side], subsampled; empty when not computed
+    std::vector<std::uint8_t> m_masked;          // [m_side, m_side] or empty
     std::vector<QImage> m_images;
     ColorMap m_map = ColorMap::Viridis;
     double m_lower = 0.0, m_upper = 1.0;

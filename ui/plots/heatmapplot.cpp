@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plots/heatmapplot.h"
 
+#include "plots/heatmaplod.h"
+
 #include <qcustomplot.h>
 
 #include <QApplication>
 #include <QEvent>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QMouseEvent>
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <QTimer>
 #include <QToolTip>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -128,16 +133,34 @@ QCPColorGradient makeGradient(ColorMap map, bool dark)
     return g;
 }
 
-// A map with a single row or column is stored twice as wide (two cells a quarter away from the centre), because
-// QCPColorMap derives the cell size from the distance between the first and last cell centres.
-struct AxisStorage {
-    int size;
-    QCPRange range;
-};
-AxisStorage storageFor(int n)
+std::unique_ptr<QCPColorMapData> makeCells(const HeatmapLevel &level)
 {
-    if (n == 1) return {2, QCPRange(-0.25, 0.25)};
-    return {n, QCPRange(0, n - 1)};
+    auto cells = std::make_unique<QCPColorMapData>(level.storageCols, level.storageRows,
+                                                   QCPRange(level.keyLower, level.keyUpper),
+                                                   QCPRange(level.valueLower, level.valueUpper));
+    for (int y = 0; y < level.storageRows; ++y)
+        for (int x = 0; x < level.storageCols; ++x)
+            cells->setCell(x, y, level.cells[std::size_t(y) * std::size_t(level.storageCols) + std::size_t(x)]);
+    return cells;
+}
+
+std::vector<MaskHatch::Run> maskRuns(const HeatmapData &data)
+{
+    std::vector<MaskHatch::Run> runs;
+    if (data.masked.size() != data.values.size()) return runs;
+    for (int i = 0; i < data.rows; ++i) {
+        const std::uint8_t *row = data.masked.data() + std::size_t(i) * std::size_t(data.cols);
+        for (int j = 0; j < data.cols;) {
+            if (!row[j]) {
+                ++j;
+                continue;
+            }
+            const int first = j;
+            while (j < data.cols && row[j]) ++j;
+            runs.push_back({i, first, j - 1});
+        }
+    }
+    return runs;
 }
 
 } // namespace
@@ -154,6 +177,19 @@ struct HeatmapPlot::Private {
     QPoint pressPos;
     double lower = 0.0, upper = 1.0;
     bool updatingTicks = false;
+    HeatmapWindow window;                  // what the colour map stores now (see heatmaplod.h)
+    int rowStride = 1, colStride = 1;
+    QTimer *refine = nullptr;              // re-pools the visible window after zooming a large matrix
+    quint64 generation = 0;                // of setData / setDataAsync calls; stale async results are dropped
+    bool preparing = false;
+    int widestColLabel = -1;               // pixels; −1: to be measured
+};
+
+struct HeatmapPlot::Prepared {
+    HeatmapData data;
+    std::unique_ptr<QCPColorMapData> cells;   // null: nothing to show
+    std::vector<MaskHatch::Run> runs;
+    HeatmapLevel level;                       // without its cells (moved into `cells`)
 };
 
 HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>())
@@ -227,11 +263,17 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     connect(p->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, clamp] {
         clamp(d->plot->xAxis, m_data.cols);
         updateTicks();
+        scheduleRefine();
     });
     connect(p->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, clamp] {
         clamp(d->plot->yAxis, m_data.rows);
         updateTicks();
+        scheduleRefine();
     });
+    d->refine = new QTimer(this);
+    d->refine->setSingleShot(true);
+    d->refine->setInterval(40);
+    connect(d->refine, &QTimer::timeout, this, &HeatmapPlot::refineStorage);
     connect(p, &QCustomPlot::afterLayout, this, [this] { updateTicks(); });
     connect(p, &QCustomPlot::mouseDoubleClick, this, [this] {
         d->plot->xAxis->setRange(-0.5, m_data.cols - 0.5);
@@ -254,8 +296,30 @@ QWidget *HeatmapPlot::plotWidget() const
 
 void HeatmapPlot::setData(HeatmapData data)
 {
-    m_data = std::move(data);
-    rebuild();
+    ++d->generation;
+    d->preparing = false;
+    apply(prepare(std::move(data)));
+}
+
+void HeatmapPlot::setDataAsync(std::function<HeatmapData()> build)
+{
+    const quint64 generation = ++d->generation;
+    d->preparing = true;
+    using PreparedPtr = std::shared_ptr<Prepared>;
+    auto *watcher = new QFutureWatcher<PreparedPtr>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != d->generation) return;   // superseded
+        d->preparing = false;
+        apply(std::move(*watcher->result()));
+    });
+    // The job holds no pointer to this plot: if the plot goes first, the result is simply dropped.
+    watcher->setFuture(QtConcurrent::run([build = std::move(build)] { return std::make_shared<Prepared>(prepare(build())); }));
+}
+
+bool HeatmapPlot::isPreparing() const
+{
+    return d->preparing;
 }
 
 void HeatmapPlot::clear()
@@ -263,40 +327,40 @@ void HeatmapPlot::clear()
     setData({});
 }
 
-void HeatmapPlot::rebuild()
+HeatmapPlot::Prepared HeatmapPlot::prepare(HeatmapData data)
 {
+    Prepared p;
+    p.data = std::move(data);
+    const HeatmapData &m = p.data;
+    const bool valid = m.rows > 0 && m.cols > 0 && m.values.size() == std::size_t(m.rows) * std::size_t(m.cols);
+    if (!valid) return p;
+    const bool haveMask = m.masked.size() == m.values.size();
+    p.level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols,
+                          HeatmapWindow{0, m.rows - 1, 0, m.cols - 1});
+    p.cells = makeCells(p.level);
+    p.level.cells.clear();
+    p.runs = maskRuns(m);
+    return p;
+}
+
+void HeatmapPlot::apply(Prepared prepared)
+{
+    HeatmapData old = std::exchange(m_data, std::move(prepared.data));
+    d->widestColLabel = -1;
+    // Freeing a large matrix (hundreds of MB at 4096 tokens: weights, scores, mask) is left to the thread pool.
+    if (old.values.size() > (std::size_t(1) << 20)) (void)QtConcurrent::run([old = std::move(old)]() mutable { old = {}; });
     const int rows = m_data.rows, cols = m_data.cols;
-    const bool valid = rows > 0 && cols > 0 && m_data.values.size() == std::size_t(rows) * std::size_t(cols);
-    QCPColorMapData *cells = d->map->data();
-    std::vector<MaskHatch::Run> runs;
-    if (!valid) {
-        cells->clear();
-        d->map->setVisible(false);
-    } else {
-        const AxisStorage kx = storageFor(cols), ky = storageFor(rows);
-        cells->setSize(kx.size, ky.size);
-        cells->setRange(kx.range, ky.range);
-        const bool haveMask = m_data.masked.size() == m_data.values.size();
-        for (int i = 0; i < rows; ++i) {
-            int runStart = -1;
-            for (int j = 0; j < cols; ++j) {
-                const std::size_t ij = std::size_t(i) * std::size_t(cols) + std::size_t(j);
-                const bool masked = haveMask && m_data.masked[ij];
-                const double v = masked ? kNaN : double(m_data.values[ij]);
-                // Storage may be doubled along an axis of length 1 (see storageFor).
-                for (int sx = j; sx < (cols == 1 ? 2 : j + 1); ++sx)
-                    for (int sy = i; sy < (rows == 1 ? 2 : i + 1); ++sy) cells->setCell(sx, sy, v);
-                if (masked && runStart < 0) runStart = j;
-                if ((!masked || j == cols - 1) && runStart >= 0) {
-                    runs.push_back({i, runStart, masked ? j : j - 1});
-                    runStart = -1;
-                }
-            }
-        }
-        cells->recalculateDataBounds();
+    if (prepared.cells) {
+        d->map->setData(prepared.cells.release(), false);   // takes ownership
         d->map->setVisible(true);
+    } else {
+        d->map->data()->clear();
+        d->map->setVisible(false);
     }
-    d->hatch->setRuns(std::move(runs));
+    d->window = prepared.level.window;
+    d->rowStride = prepared.level.rowStride;
+    d->colStride = prepared.level.colStride;
+    d->hatch->setRuns(std::move(prepared.runs));
     d->map->setDataRange(QCPRange(d->lower, d->upper));
     d->plot->xAxis->setRange(-0.5, std::max(cols, 1) - 0.5);
     d->plot->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
@@ -304,6 +368,41 @@ void HeatmapPlot::rebuild()
     d->hoverRect->setVisible(false);
     updateTicks();
     d->plot->replot();
+    emit dataShown();
+}
+
+void HeatmapPlot::showCells(int firstRow, int lastRow, int firstCol, int lastCol)
+{
+    d->plot->xAxis->setRange(firstCol - 0.5, lastCol + 0.5);
+    d->plot->yAxis->setRange(firstRow - 0.5, lastRow + 0.5);
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapPlot::scheduleRefine()
+{
+    if (m_data.rows > kMaxStorageCells || m_data.cols > kMaxStorageCells) d->refine->start();
+}
+
+void HeatmapPlot::refineStorage()
+{
+    const HeatmapData &m = m_data;
+    if (!d->map->visible() || m.values.size() != std::size_t(m.rows) * std::size_t(m.cols)) return;
+    const QCPRange xr = d->plot->xAxis->range(), yr = d->plot->yAxis->range();
+    const HeatmapWindow want = windowForView(xr.lower, xr.upper, yr.lower, yr.upper, m.rows, m.cols);
+    auto stride = [](int count) { return (count + kMaxStorageCells - 1) / kMaxStorageCells; };
+    // Nothing to do while the stored window still covers the view at the resolution the view needs.
+    const int visR0 = std::max(0, int(std::floor(yr.lower + 0.5))), visR1 = std::min(m.rows - 1, int(std::ceil(yr.upper - 0.5)));
+    const int visC0 = std::max(0, int(std::floor(xr.lower + 0.5))), visC1 = std::min(m.cols - 1, int(std::ceil(xr.upper - 0.5)));
+    const HeatmapWindow &have = d->window;
+    const bool covers = have.r0 <= visR0 && have.r1 >= visR1 && have.c0 <= visC0 && have.c1 >= visC1;
+    if (covers && stride(want.rowCount()) == d->rowStride && stride(want.colCount()) == d->colStride) return;
+    const bool haveMask = m.masked.size() == m.values.size();
+    HeatmapLevel level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols, want);
+    d->map->setData(makeCells(level).release(), false);
+    d->window = level.window;
+    d->rowStride = level.rowStride;
+    d->colStride = level.colStride;
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void HeatmapPlot::updateTicks()
@@ -336,8 +435,12 @@ void HeatmapPlot::updateTicks()
 
     const double pxPerCol = area.width() / std::max(1e-9, p->xAxis->range().size());
     const double pxPerRow = area.height() / std::max(1e-9, p->yAxis->range().size());
-    int widest = 0;
-    for (const QString &s : m_data.colLabels) widest = std::max(widest, fm.horizontalAdvance(s));
+    // Measured once per matrix and font: the ticks are updated on every pan, zoom and layout pass.
+    if (d->widestColLabel < 0) {
+        d->widestColLabel = 0;
+        for (const QString &s : m_data.colLabels) d->widestColLabel = std::max(d->widestColLabel, fm.horizontalAdvance(s));
+    }
+    const int widest = d->widestColLabel;
     // Horizontal key labels when they fit side by side, otherwise vertical ones.
     const bool rotate = widest + 8 > pxPerCol;
     const int rotation = rotate ? 90 : 0;
@@ -419,7 +522,9 @@ QRect HeatmapPlot::plotArea() const
 double HeatmapPlot::cellValue(int row, int col) const
 {
     if (row < 0 || row >= m_data.rows || col < 0 || col >= m_data.cols) return kNaN;
-    return d->map->data()->cell(col, row);
+    const std::size_t ij = std::size_t(row) * std::size_t(m_data.cols) + std::size_t(col);
+    if (ij >= m_data.values.size() || (m_data.masked.size() == m_data.values.size() && m_data.masked[ij])) return kNaN;
+    return m_data.values[ij];
 }
 
 QStringList HeatmapPlot::rowTickLabels() const
@@ -530,6 +635,7 @@ void HeatmapPlot::applyPalette()
         lf.setItalic(true);
         axis->setLabelFont(lf);
     }
+    d->widestColLabel = -1;   // measured again with the new font
     d->title->setTextColor(fg);
     d->hatch->setColor(dark ? QColor(255, 255, 255, 60) : QColor(0, 0, 0, 70));
     d->hoverRect->setPen(QPen(dark ? Qt::white : QColor(QStringLiteral("#d62728")), 2));

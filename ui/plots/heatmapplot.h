@@ -46,6 +46,11 @@ public:
     ~HeatmapPlot() override;
 
     void setData(HeatmapData data);
+    // For large matrices: `build` runs on the Qt thread pool, and so does the work setData() would do on the UI
+    // thread (copying, pooling into the colour map's storage, finding masked runs); the result is shown when
+    // ready. A later setData() or setDataAsync() drops a pending one. dataShown() says when it is on screen.
+    void setDataAsync(std::function<HeatmapData()> build);
+    bool isPreparing() const;
     void clear();
     const HeatmapData &data() const { return m_data; }
 
@@ -56,6 +61,9 @@ public:
     void setValueRange(double lower, double upper);       // colour scale range (default [0, 1])
     void setValueLabel(const QString &label);             // colour scale label ("attention weight")
     void setAxisTitles(const QString &rows, const QString &cols);
+
+    // Zooms to a block of cells, inclusive (what the mouse wheel and drag do; double-click shows all again).
+    void showCells(int firstRow, int lastRow, int firstCol, int lastCol);
 
     // The cell under a point in this widget's coordinates; nothing outside the matrix.
     std::optional<HeatmapCell> cellAt(QPointF pos) const;
@@ -79,6 +87,7 @@ public:
     QWidget *plotWidget() const;   // the widget that receives mouse events
 
 signals:
+    void dataShown();   // after setData(), or when a setDataAsync() result has been applied
     void cellHovered(int row, int col);
     void hoverLeft();
     void cellClicked(int row, int col);
@@ -90,7 +99,11 @@ protected:
 
 private:
     struct Private;
-    void rebuild();
+    struct Prepared;
+    static Prepared prepare(HeatmapData data);
+    void apply(Prepared prepared);
+    void scheduleRefine();
+    void refineStorage();
     void updateTicks();
     void applyPalette();
     void setHover(std::optional<HeatmapCell> cell, QPoint globalPos);

@@ -6,6 +6,7 @@
 #include "runner/enginerunner.h"
 #include "views/aggregationpanel.h"
 #include "views/headstatspanel.h"
+#include "views/lineview.h"
 #include "views/outputspanel.h"
 #include "views/tokenchips.h"
 
@@ -34,7 +35,12 @@ namespace attnui {
 
 namespace {
 
-constexpr int kDebounceMs = 150;
+// Typing re-runs after a pause. Short inputs finish in ~10 ms, so a short pause keeps edit → heatmaps under
+// 100 ms; long inputs (each run hundreds of ms, stale results dropped but still computed) wait longer.
+constexpr int kDebounceShortMs = 50;
+constexpr int kDebounceLongMs = 200;
+constexpr int kLongInputTokens = 512;
+constexpr int kAsyncHeatmapAbove = 512;   // tokens; beyond, the head heatmap is prepared off the UI thread
 constexpr int kMaxRecent = 8;
 const QString kOpenFolder = QStringLiteral("action:open-folder");
 const QString kRawExperiment = QStringLiteral("action:raw-experiment");
@@ -85,7 +91,7 @@ ExploreView::ExploreView(EngineRunner *runner, QWidget *parent) : Workspace(pare
     buildUi();
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
-    m_debounce->setInterval(kDebounceMs);
+    m_debounce->setInterval(kDebounceShortMs);
     connect(m_debounce, &QTimer::timeout, this, &ExploreView::submit);
     connect(m_runner, &EngineRunner::finished, this, &ExploreView::onFinished);
     connect(m_runner, &EngineRunner::failed, this, &ExploreView::onFailed);
@@ -221,7 +227,9 @@ void ExploreView::buildUi()
     m_stats = new HeadStatsPanel;
     m_aggregation = new AggregationPanel;
     m_outputs = new OutputsPanel;
+    m_lines = new LineView;
     m_tabs->addTab(headPage, tr("Head"));
+    m_tabs->addTab(m_lines, tr("Lines"));
     m_tabs->addTab(m_stats, tr("Head statistics"));
     m_tabs->addTab(m_aggregation, tr("Rollout && flow"));
     m_tabs->addTab(m_outputs, tr("Outputs"));
@@ -252,6 +260,10 @@ void ExploreView::buildUi()
         scheduleRun();
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &Workspace::figureChanged);
+    // Flow is computed only while its tab is shown (it dominates a short input's run time): compute it now.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        if (index == AggregationTab && m_snapshot && m_snapshot->flowDeferred) rerun();
+    });
     connect(m_grid, &HeadGrid::headClicked, this, &ExploreView::selectHead);
     connect(m_stats, &HeadStatsPanel::headActivated, this, [this](int layer, int head) {
         selectHead(layer, head);
@@ -259,6 +271,12 @@ void ExploreView::buildUi()
     });
     connect(m_plot, &HeatmapPlot::cellHovered, this, &ExploreView::onCellHovered);
     connect(m_plot, &HeatmapPlot::hoverLeft, this, &ExploreView::onHoverLeft);
+    connect(m_lines, &LineView::tokenHovered, m_chips, &TokenChips::setHighlight);
+    connect(m_plot, &HeatmapPlot::dataShown, this, [this] {
+        if (!m_shownPending) return;
+        m_shownPending = false;
+        emit resultShown();
+    });
 }
 
 QWidget *ExploreView::buildRawControls()
@@ -445,6 +463,7 @@ HeatmapPlot *ExploreView::currentFigure() const
     switch (m_tabs->currentIndex()) {
     case StatisticsTab: return m_stats->plot();
     case AggregationTab: return m_aggregation->aggregatePlot();
+    case LinesTab:
     case OutputsTab: return nullptr;
     default: return m_plot;
     }
@@ -492,11 +511,19 @@ ExperimentRequest ExploreView::request() const
                        .value_or(attn::PositionalEncoding::None);
     r.backend = attn::parseBackend(m_backend->currentData().toString().toStdString()).value_or(kDefaultBackend);
     r.focusHead = m_head;
+    r.flow = wantsFlow();
     return r;
+}
+
+bool ExploreView::wantsFlow() const
+{
+    return m_tabs->currentIndex() == AggregationTab;
 }
 
 void ExploreView::scheduleRun()
 {
+    const bool longInput = m_snapshot && m_snapshot->length() > kLongInputTokens;
+    m_debounce->setInterval(longInput ? kDebounceLongMs : kDebounceShortMs);
     m_debounce->start();
 }
 
@@ -517,6 +544,7 @@ void ExploreView::submit()
         r.useFirstExample = m_useFirstExample;
         r.focusLayer = m_layer;
         r.focusHead = m_head;
+        r.flow = wantsFlow();
         m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
         return;
     }
@@ -531,6 +559,7 @@ void ExploreView::submit()
     r.text = m_text->toPlainText();
     r.focusLayer = m_layer;
     r.focusHead = m_head;
+    r.flow = wantsFlow();
     m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
 }
 
@@ -550,7 +579,10 @@ void ExploreView::onFinished(const SnapshotPtr &snapshot)
     m_snapshot = std::move(explore);
     hideError();
     showSnapshot();
-    emit resultShown();
+    m_shownPending = m_plot->isPreparing();
+    if (!m_shownPending) emit resultShown();
+    // The flow tab was brought up while this job ran without flow: run again with it.
+    if (m_snapshot->flowDeferred && wantsFlow()) rerun();
 }
 
 void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s)
@@ -638,6 +670,8 @@ void ExploreView::showSnapshot()
     m_aggregation->setSnapshot(m_snapshot);
     m_aggregation->setLayer(m_layer);
     m_outputs->setSnapshot(m_snapshot);
+    m_lines->setSnapshot(m_snapshot);
+    m_lines->setLayer(m_layer);
     showHead();
 }
 
@@ -649,13 +683,19 @@ void ExploreView::showHead()
         rerun();   // long input: this head's weights (or its scores) were not computed yet
         if (!s.hasWeights(m_layer, m_head)) return;
     }
-    HeatmapData data;
-    data.rows = data.cols = s.length();
-    data.values = s.weightsOf(m_layer, m_head);
-    data.scores = s.scoresOf(m_layer, m_head);
-    data.masked = s.masked;
-    data.rowLabels = data.colLabels = s.tokens;
-    m_plot->setData(std::move(data));
+    auto build = [snapshot = m_snapshot, layer = m_layer, head = m_head] {
+        HeatmapData data;
+        data.rows = data.cols = snapshot->length();
+        data.values = snapshot->weightsOf(layer, head);
+        data.scores = snapshot->scoresOf(layer, head);
+        data.masked = snapshot->masked;
+        data.rowLabels = data.colLabels = snapshot->tokens;
+        return data;
+    };
+    // Long inputs: copying and pooling an n × n head (64 MB at 4096 tokens) would stall the UI thread for
+    // hundreds of milliseconds, so the plot prepares it on the thread pool; resultShown waits for it.
+    if (s.length() > kAsyncHeatmapAbove) m_plot->setDataAsync(build);
+    else m_plot->setData(build());
     QString setting;
     if (m_raw)
         setting = tr("%1 mask · %2 · %3 backend")
@@ -677,6 +717,7 @@ void ExploreView::selectHead(int layer, int head)
     m_head = head;
     m_grid->setSelected(layer, head);
     m_aggregation->setLayer(layer);
+    m_lines->setLayer(layer);
     showHead();
 }
 

@@ -2,9 +2,10 @@
 #pragma once
 // Explore: a model (a bundled sample, a recent or dropped Hugging Face folder) or the raw experiment (one
 // random attention layer over word-hash embeddings), a text and its tokens as chips; beside them, tabs for one
-// head at full size, the head statistics, rollout and flow, and the model's outputs. Every edit re-runs,
-// debounced, through the EngineRunner — models are opened and run only there. The last good result stays on
-// screen while a new one is computed or when a run fails; a model that fails to open leaves the previous one.
+// head at full size, the layer's token lines (BertViz-style), the head statistics, rollout and flow, and the
+// model's outputs. Every edit re-runs, debounced, through the EngineRunner — models are opened and run only
+// there. The last good result stays on screen while a new one is computed or when a run fails; a model that
+// fails to open leaves the previous one.
 
 #include "explore/modelrun.h"
 #include "workspace.h"
@@ -30,13 +31,14 @@ class EngineRunner;
 class HeadGrid;
 class HeadStatsPanel;
 class HeatmapPlot;
+class LineView;
 class OutputsPanel;
 class TokenChips;
 
 class ExploreView : public Workspace {
     Q_OBJECT
 public:
-    enum Tab { HeadTab, StatisticsTab, AggregationTab, OutputsTab };
+    enum Tab { HeadTab, LinesTab, StatisticsTab, AggregationTab, OutputsTab };
 
     explicit ExploreView(EngineRunner *runner, QWidget *parent = nullptr);
     ~ExploreView() override;
@@ -68,6 +70,7 @@ public:
     HeadStatsPanel *statisticsPanel() const { return m_stats; }
     AggregationPanel *aggregationPanel() const { return m_aggregation; }
     OutputsPanel *outputsPanel() const { return m_outputs; }
+    LineView *lineView() const { return m_lines; }
     HeatmapPlot *headPlot() const { return m_plot; }
     QString errorText() const;
 
@@ -78,7 +81,7 @@ public:
     static void addRecentModel(const QString &folder);
 
 signals:
-    void resultShown();                             // a new snapshot is on screen
+    void resultShown();                             // a new snapshot is on screen, its head heatmap included
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -91,6 +94,7 @@ private:
     void syncModelPicker();
     void onModelActivated(int index);
     void scheduleRun();
+    bool wantsFlow() const;
     void submit();
     void onFinished(const SnapshotPtr &snapshot);
     void onFailed(const QString &message);
@@ -113,6 +117,7 @@ private:
     bool m_raw = false;
     QString m_loadingSpec;          // a model being opened; empty when none
     bool m_useFirstExample = false;
+    bool m_shownPending = false;    // resultShown waits for the head heatmap prepared off the UI thread
 
     QTimer *m_debounce = nullptr;
     QComboBox *m_modelCombo = nullptr;
@@ -141,6 +146,7 @@ private:
     HeadStatsPanel *m_stats = nullptr;
     AggregationPanel *m_aggregation = nullptr;
     OutputsPanel *m_outputs = nullptr;
+    LineView *m_lines = nullptr;
     QSplitter *m_splitter = nullptr;
 };
 

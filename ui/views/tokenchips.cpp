@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "views/tokenchips.h"
 
+#include <QEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -20,6 +22,7 @@ void TokenChips::setTokens(const QStringList &tokens, const std::vector<std::uin
 {
     m_tokens = tokens;
     m_special = special;
+    m_layoutValid = false;
     m_query = m_key = -1;
     updateGeometry();
     update();
@@ -39,9 +42,14 @@ void TokenChips::setPlaceholder(const QString &text)
     update();
 }
 
-QList<QRect> TokenChips::layoutChips(int width) const
+const QList<QRect> &TokenChips::layoutChips(int width) const
 {
-    QList<QRect> rects;
+    // Cached per width: heightForWidth and every paint ask for it, and thousands of chips take milliseconds.
+    if (m_layoutValid && width == m_layoutWidth) return m_layout;
+    m_layoutValid = true;
+    m_layoutWidth = width;
+    QList<QRect> &rects = m_layout;
+    rects.clear();
     const QFontMetrics fm(font());
     const int h = fm.height() + 2 * kPadY;
     int x = 0, y = 0;
@@ -60,10 +68,16 @@ QList<QRect> TokenChips::layoutChips(int width) const
     return rects;
 }
 
+void TokenChips::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) m_layoutValid = false;
+}
+
 int TokenChips::heightForWidth(int width) const
 {
     const QFontMetrics fm(font());
-    const QList<QRect> rects = layoutChips(width);
+    const QList<QRect> &rects = layoutChips(width);
     const int extra = m_tokens.size() > kMaxChips ? fm.height() + kGap : 0;
     return rects.isEmpty() ? fm.height() + 2 * kPadY : rects.last().bottom() + 1 + extra;
 }
@@ -79,7 +93,7 @@ QSize TokenChips::minimumSizeHint() const
     return QSize(80, fm.height() + 2 * kPadY);
 }
 
-void TokenChips::paintEvent(QPaintEvent *)
+void TokenChips::paintEvent(QPaintEvent *event)
 {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
@@ -89,13 +103,14 @@ void TokenChips::paintEvent(QPaintEvent *)
         p.drawText(rect(), Qt::AlignLeft | Qt::AlignVCenter, m_placeholder);
         return;
     }
-    const QList<QRect> rects = layoutChips(width());
+    const QList<QRect> &rects = layoutChips(width());
     const QFontMetrics fm(font());
     const bool dark = pal.color(QPalette::Window).lightness() < 128;
     const QColor chip = dark ? QColor(0x3a, 0x3e, 0x46) : QColor(0xe8, 0xee, 0xf7);
     const QColor border = dark ? QColor(0x55, 0x5a, 0x63) : QColor(0xb8, 0xc6, 0xda);
     const QColor queryColor(0xd6, 0x27, 0x28), keyColor(0x1f, 0x77, 0xb4);
     for (int i = 0; i < rects.size(); ++i) {
+        if (!rects[i].intersects(event->rect())) continue;   // long inputs scroll: paint what is exposed
         const QRectF r = QRectF(rects[i]).adjusted(0.5, 0.5, -0.5, -0.5);
         QPainterPath path;
         path.addRoundedRect(r, r.height() / 2.5, r.height() / 2.5);

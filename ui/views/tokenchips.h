@@ -29,14 +29,18 @@ public:
 
 protected:
     void paintEvent(QPaintEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
-    QList<QRect> layoutChips(int width) const;
+    const QList<QRect> &layoutChips(int width) const;
 
     QStringList m_tokens;
     std::vector<std::uint8_t> m_special;
     QString m_placeholder;
     int m_query = -1, m_key = -1;
+    mutable QList<QRect> m_layout;   // layoutChips(m_layoutWidth), valid while m_layoutValid
+    mutable int m_layoutWidth = -1;
+    mutable bool m_layoutValid = false;
 };
 
 } // namespace attnui
