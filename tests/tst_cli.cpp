@@ -41,6 +41,15 @@ CliRun runCli(const QStringList &args, int timeoutMs = 30000)
     return run;
 }
 
+// Bad arguments: exit 2, a message naming the option, nothing on stdout.
+void expectBadArguments(const QStringList &args, const QString &names)
+{
+    const CliRun run = runCli(args);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(names.toUtf8()), run.err.constData());
+    QVERIFY(run.out.isEmpty());
+}
+
 const QString kFixtures = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/fixtures/models/");
 const QString kRandom = QStringLiteral("random:layers=2,heads=4,d_model=32,seed=1");
 
@@ -108,10 +117,7 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, names);
-        const CliRun run = runCli(args);
-        QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains(names.toUtf8()), run.err.constData());
-        QVERIFY(run.out.isEmpty());
+        expectBadArguments(args, names);
     }
 
     void info_data()
@@ -217,10 +223,7 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, names);
-        const CliRun run = runCli(args);
-        QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains(names.toUtf8()), run.err.constData());
-        QVERIFY(run.out.isEmpty());
+        expectBadArguments(args, names);
     }
 
     void runExport_data()

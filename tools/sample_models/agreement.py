@@ -208,16 +208,10 @@ def agreement_accuracy(model, tok, n=N_EVAL_PER_TYPE, seed=EVAL_SEED, with_heads
     return res
 
 
-def load(out_dir: Path):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(str(out_dir))
-    model = AutoModelForCausalLM.from_pretrained(str(out_dir), attn_implementation="eager").eval()
-    return model, tok
 
 
 def evaluate(out_dir: Path) -> dict:
-    model, tok = load(out_dir)
+    model, tok = common.load_causal_lm(out_dir)
     common.check_word_bpe(tok, word_list())
     # the tokenizer must encode the text exactly as training did
     rng = np.random.default_rng(1)
@@ -252,7 +246,7 @@ def examples() -> list[dict]:
 
 def write_card(out_dir: Path, info: dict, ev: dict) -> None:
     cfg = info["cfg"]
-    model, tok = load(out_dir)
+    model, tok = common.load_causal_lm(out_dir)
     n_params = sum(p.numel() for p in model.parameters())
     size = common.dir_size_kib(out_dir)
     rows = []

@@ -177,3 +177,12 @@ def write_json_compact_items(path: Path, doc: dict, list_key: str) -> None:
     text += f',\n  "{list_key}": [\n{items}\n  ]\n}}\n'
     json.loads(text)
     path.write_text(text)
+
+
+def load_causal_lm(out_dir: Path):
+    """A saved GPT-2 sample folder, with eager attention so that output_attentions works."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(out_dir))
+    model = AutoModelForCausalLM.from_pretrained(str(out_dir), attn_implementation="eager").eval()
+    return model, tok

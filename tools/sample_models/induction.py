@@ -215,16 +215,10 @@ def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> d
 # evaluation of a saved folder, examples and card
 # --------------------------------------------------------------------------------------------------------------
 
-def load(out_dir: Path):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(str(out_dir))
-    model = AutoModelForCausalLM.from_pretrained(str(out_dir), attn_implementation="eager").eval()
-    return model, tok
 
 
 def evaluate(out_dir: Path) -> dict:
-    model, tok = load(out_dir)
+    model, tok = common.load_causal_lm(out_dir)
     words = word_list()
     common.check_word_bpe(tok, words)
     plain, spaced = common.word_ids_for(tok, words)
@@ -279,7 +273,7 @@ def write_card(out_dir: Path, info: dict, ev: dict) -> None:
     n_words = info["n_words"]
     words = word_list()
     size = common.dir_size_kib(out_dir)
-    n_params = sum(p.numel() for p in load(out_dir)[0].parameters())
+    n_params = sum(p.numel() for p in common.load_causal_lm(out_dir)[0].parameters())
     ex = examples()
     best = lambda key: max(((l, h, v) for l, r in enumerate(s[key]) for h, v in enumerate(r)), key=lambda t: t[2])
     bi, bp = best("induction"), best("previous")
