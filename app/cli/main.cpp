@@ -3,6 +3,9 @@
 // it to a library (bench/ for `bench`, the engine's export.h for `info` and `run`); exit codes: 0 success,
 // 2 bad arguments, 1 any other error.
 
+#include "common.h"
+#include "verbs.h"
+
 #include <bench.h>
 #include <model_bench.h>
 
@@ -23,72 +26,7 @@ namespace {
 
 constexpr const char *kVersion = ATTNSCOPE_VERSION;
 
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitBadArguments = 2;
-
-void printError(const QString &verb, const QString &message)
-{
-    std::fprintf(stderr, "attnscope-cli %s: %s\n", qPrintable(verb), qPrintable(message));
-}
-
-// Integer option with a range; on failure `error` names the option and the offending text.
-template <typename T>
-bool readInteger(const QCommandLineParser &parser, const QString &name, T &value, QString &error,
-                 T minimum = std::numeric_limits<T>::min())
-{
-    if (!parser.isSet(name)) return true;
-    const QString text = parser.value(name);
-    bool ok = false;
-    const qlonglong parsed = text.toLongLong(&ok);
-    // T as wide as qlonglong (the seed) cannot overflow; narrower T must fit.
-    const bool fits = sizeof(T) >= sizeof(qlonglong) || parsed <= qlonglong(std::numeric_limits<T>::max());
-    if (!ok || parsed < qlonglong(minimum) || !fits) {
-        error = QStringLiteral("--%1: '%2' is not an integer >= %3").arg(name, text).arg(qlonglong(minimum));
-        return false;
-    }
-    value = static_cast<T>(parsed);
-    return true;
-}
-
-bool readDouble(const QCommandLineParser &parser, const QString &name, double &value, QString &error, double minimum)
-{
-    if (!parser.isSet(name)) return true;
-    const QString text = parser.value(name);
-    bool ok = false;
-    const double parsed = text.toDouble(&ok);
-    if (!ok || !(parsed >= minimum)) {
-        error = QStringLiteral("--%1: '%2' is not a number >= %3").arg(name, text).arg(minimum);
-        return false;
-    }
-    value = parsed;
-    return true;
-}
-
-// Parses `args` (args[0] is "attnscope-cli VERB"); returns an exit code when the verb should stop now
-// (help printed, or bad arguments reported), nothing when it should go on.
-std::optional<int> parseVerbArguments(QCommandLineParser &parser, const QString &verb, const QStringList &args)
-{
-    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption help = parser.addHelpOption();
-    if (!parser.parse(args)) {
-        printError(verb, parser.errorText());
-        return kExitBadArguments;
-    }
-    if (parser.isSet(help)) {
-        // Qt's usage line names the executable's path only; scripts copy the verb too.
-        QString text = parser.helpText();
-        const qsizetype firstLineEnd = text.indexOf(QLatin1Char('\n'));
-        text.replace(0, firstLineEnd, QStringLiteral("Usage: attnscope-cli %1 [options]").arg(verb));
-        std::fputs(qPrintable(text), stdout);
-        return kExitOk;
-    }
-    if (!parser.positionalArguments().isEmpty()) {
-        printError(verb, QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()));
-        return kExitBadArguments;
-    }
-    return std::nullopt;
-}
+using namespace attncli;
 
 int benchVerb(const QStringList &args)
 {
@@ -199,19 +137,6 @@ int benchVerb(const QStringList &args)
     return attn::bench::runBench(config, std::cout, std::cerr);
 }
 
-// Opens --model for `info` and `run`: a bad spec, folder or checkpoint is an error of the input (exit 1).
-std::optional<attn::OpenedModel> openModelOrReport(const QString &verb, const QString &spec, bool requireTokenizer)
-{
-    auto opened = attn::openModel(spec.toStdString(), requireTokenizer);
-    if (!opened) {
-        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(opened.status().message())));
-        return std::nullopt;
-    }
-    return std::move(opened).value();
-}
-
-const QString kModelHelp = QStringLiteral("a model folder, sample:NAME, or random:layers=L,heads=H,d_model=D,seed=S");
-
 int infoVerb(const QStringList &args)
 {
     const QString verb = QStringLiteral("info");
@@ -317,15 +242,7 @@ int runVerb(const QStringList &args)
         return kExitError;
     }
     const std::string json = attn::runExportJson(*opened, request, *data);
-    if (out == QLatin1String("-")) {
-        std::fwrite(json.data(), 1, json.size(), stdout);
-        return kExitOk;
-    }
-    if (attn::Status s = attn::writeFileAtomically(out.toStdString(), json); !s) {
-        printError(verb, QString::fromStdString(s.message()));
-        return kExitError;
-    }
-    return kExitOk;
+    return writeOutput(verb, out, json) ? kExitOk : kExitError;
 }
 
 struct Verb {
@@ -334,7 +251,7 @@ struct Verb {
     int (*run)(const QStringList &args);
 };
 
-// Later verbs (figure, equivariance, faithfulness) register here.
+// Every verb registers here; verbs.h declares the ones that live in their own files.
 constexpr Verb kVerbs[] = {
     {"bench", "validate, then time the attention backends beside a same-process GEMM ceiling", benchVerb},
     {"info", "a model's summary as JSON on stdout", infoVerb},
