@@ -4,8 +4,10 @@
 #include "buildinfo.h"
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
+#include "subject.h"
 #include "views/exploreview.h"
 #include "workspace.h"
+#include "workspaces.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -48,30 +50,18 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     setWindowTitle(tr("AttnScope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
     setAcceptDrops(true);
-    m_runner = new EngineRunner(this);
+    m_subject = new Subject(this);
 
     m_tabs = new QTabWidget;
     m_tabs->setDocumentMode(true);
     setCentralWidget(m_tabs);
-    // Only workspaces that exist get a tab; later ones plug in here.
-    m_explore = new ExploreView(m_runner);
-    addWorkspace(m_explore);
-
     createMenus();
     createStatusBar();
+    for (Workspace *w : createWorkspaces(m_subject)) addWorkspace(w);
+    m_explore = qobject_cast<ExploreView *>(m_workspaces.value(0));
+    Q_ASSERT(m_explore);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onWorkspaceChanged);
     readSettings();
-
-    connect(m_runner, &EngineRunner::started, this, &MainWindow::onRunStarted);
-    connect(m_runner, &EngineRunner::idle, this, &MainWindow::onRunDone);
-    connect(m_runner, &EngineRunner::progress, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
-    connect(m_runner, &EngineRunner::finished, this, [this](const SnapshotPtr &s) {
-        m_backendLabel->setText(tr("backend: %1").arg(QString::fromStdString(s->backend)));
-        m_timeLabel->setText(tr("last run %1 ms").arg(s->elapsedMs, 0, 'f', s->elapsedMs < 10 ? 2 : 0));
-        m_memoryLabel->setText(peakMemoryText());
-    });
-    // Failures are shown once, in the workspace's banner, next to what failed.
-    connect(m_runner, &EngineRunner::cancelled, this,
-            [this] { statusBar()->showMessage(tr("Cancelled; the last result is still shown"), 5000); });
 }
 
 MainWindow::~MainWindow() = default;
@@ -103,6 +93,34 @@ void MainWindow::addWorkspace(Workspace *workspace)
     m_workspaces.append(workspace);
     m_tabs->addTab(workspace, workspace->title());
     workspace->setColorMap(m_colorMap);
+    // Every workspace has its own runner; the status bar follows the one in the current tab.
+    EngineRunner *runner = workspace->runner();
+    const auto isCurrent = [this, workspace] { return currentWorkspace() == workspace; };
+    connect(runner, &EngineRunner::started, this, [this, isCurrent] { if (isCurrent()) onRunStarted(); });
+    connect(runner, &EngineRunner::idle, this, [this, isCurrent] { if (isCurrent()) onRunDone(); });
+    connect(runner, &EngineRunner::progress, this, [this, isCurrent](double f) {
+        if (isCurrent()) m_progress->setValue(int(f * 1000));
+    });
+    connect(runner, &EngineRunner::finished, this, [this](const SnapshotPtr &s) {
+        m_backendLabel->setText(tr("backend: %1").arg(QString::fromStdString(s->backend)));
+        m_timeLabel->setText(tr("last run %1 ms").arg(s->elapsedMs, 0, 'f', s->elapsedMs < 10 ? 2 : 0));
+        m_memoryLabel->setText(peakMemoryText());
+    });
+    // Failures are shown once, in the workspace's banner, next to what failed.
+    connect(runner, &EngineRunner::cancelled, this,
+            [this] { statusBar()->showMessage(tr("Cancelled; the last result is still shown"), 5000); });
+}
+
+EngineRunner *MainWindow::runner() const
+{
+    return m_explore->runner();
+}
+
+void MainWindow::onWorkspaceChanged()
+{
+    Workspace *w = currentWorkspace();
+    if (w && w->runner()->isBusy()) onRunStarted();
+    else onRunDone();
 }
 
 Workspace *MainWindow::currentWorkspace() const
@@ -132,7 +150,9 @@ void MainWindow::createMenus()
         if (Workspace *w = currentWorkspace()) w->rerun();
     });
     run->setShortcut(QKeySequence::Refresh);
-    m_cancelAction = view->addAction(tr("&Cancel Run"), m_runner, &EngineRunner::cancel);
+    m_cancelAction = view->addAction(tr("&Cancel Run"), this, [this] {
+        if (Workspace *w = currentWorkspace()) w->runner()->cancel();
+    });
     m_cancelAction->setShortcut(Qt::Key_Escape);
     m_cancelAction->setEnabled(false);
     view->addSeparator();
@@ -305,7 +325,7 @@ void MainWindow::writeSettings() const
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    m_runner->cancel();
+    for (Workspace *w : m_workspaces) w->runner()->cancel();
     writeSettings();
     event->accept();
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The application shell: workspaces as tabs, menus, the status bar (backend, last run time, peak memory,
-// progress with Cancel), settings. It owns the EngineRunner that all workspaces share.
+// progress with Cancel, following the current workspace's runner), settings. It owns the Subject (model and
+// text) that all workspaces share.
 
 #include "plots/colormaps.h"
 #include "theme.h"
@@ -21,6 +22,7 @@ namespace attnui {
 
 class EngineRunner;
 class ExploreView;
+class Subject;
 class Workspace;
 
 class MainWindow : public QMainWindow {
@@ -29,7 +31,8 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    EngineRunner *runner() const { return m_runner; }
+    EngineRunner *runner() const;            // Explore's runner (benchmarks, tests)
+    Subject *subject() const { return m_subject; }
     ExploreView *explore() const { return m_explore; }
     Workspace *currentWorkspace() const;
     ColorMap colorMap() const { return m_colorMap; }
@@ -57,8 +60,9 @@ private:
     void about();
     void onRunStarted();
     void onRunDone();
+    void onWorkspaceChanged();
 
-    EngineRunner *m_runner = nullptr;
+    Subject *m_subject = nullptr;
     QTabWidget *m_tabs = nullptr;
     QList<Workspace *> m_workspaces;
     ExploreView *m_explore = nullptr;

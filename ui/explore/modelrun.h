@@ -6,13 +6,13 @@
 
 #include "explore/experiment.h"
 
+#include "subject.h"
+
 #include <attnscope/textmodel.h>
 
 #include <memory>
 
 namespace attnui {
-
-using TextModelPtr = std::shared_ptr<const attn::TextModel>;
 
 struct ModelRequest {
     TextModelPtr model;            // the loaded model; null: open `spec` first

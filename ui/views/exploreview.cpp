@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "views/exploreview.h"
 
+#include "subject.h"
+
 #include "plots/headgrid.h"
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
@@ -85,7 +87,7 @@ int comboIndexForData(const QComboBox *combo, const QVariant &value)
 
 } // namespace
 
-ExploreView::ExploreView(EngineRunner *runner, QWidget *parent) : Workspace(parent), m_runner(runner)
+ExploreView::ExploreView(Subject *subject, QWidget *parent) : Workspace(subject, parent), m_runner(runner())
 {
     setObjectName(QStringLiteral("explore"));   // the settings group; stable across translations
     buildUi();
@@ -253,6 +255,7 @@ void ExploreView::buildUi()
         if (index >= 0) setText(m_examples->itemData(index).toString());
     });
     connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
+        subject()->setText(m_text->toPlainText());
         if (m_raw) {
             m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
             fitChips();
@@ -458,6 +461,44 @@ void ExploreView::updateWindowEnabled()
     m_window->setEnabled(m_mask->currentData().toInt() == int(MaskKind::SlidingWindow));
 }
 
+QString ExploreView::explanation() const
+{
+    switch (m_tabs->currentIndex()) {
+    case LinesTab:
+        return tr("Each line joins a query token (left) to a key token (right); its strength is the attention weight "
+                  "of the chosen head. Hover a token to see only its lines.");
+    case StatisticsTab:
+        return tr("One row per head: how spread out its attention is (entropy), how far it looks, and how much of it "
+                  "goes to the previous token, to earlier copies of the same token, or to what followed them (induction).");
+    case AggregationTab:
+        return tr("Attention combined across heads and layers: the mean over heads, attention rollout (products of the "
+                  "layers with the residual path), and attention flow (maximum flow through the layers).");
+    case OutputsTab:
+        return tr("What the model predicts from this input: next-token probabilities, class probabilities or "
+                  "masked-token predictions.");
+    default:
+        return tr("Row i shows where token i (the query) looks: each cell is the softmax weight it gives to key token j. "
+                  "Rows sum to 1; hatched cells are masked.");
+    }
+}
+
+QWidget *ExploreView::figureWidget() const
+{
+    return m_tabs->currentWidget();
+}
+
+QString ExploreView::figureCaption() const
+{
+    QString model = m_raw ? tr("raw attention experiment") : subject()->modelSpec();
+    QString text = m_text->toPlainText().simplified();
+    if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
+    QStringList parts{model, QStringLiteral("\"%1\"").arg(text)};
+    if (m_tabs->currentIndex() == HeadTab || m_tabs->currentIndex() == LinesTab)
+        parts << tr("layer %1 head %2").arg(m_layer + 1).arg(m_head + 1);
+    if (m_raw) parts << m_mask->currentText();
+    return parts.join(QStringLiteral(" · "));
+}
+
 HeatmapPlot *ExploreView::currentFigure() const
 {
     switch (m_tabs->currentIndex()) {
@@ -592,6 +633,8 @@ void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s
     m_model = model;
     m_raw = false;
     m_layer = m_head = 0;
+    subject()->setModel(model, spec);
+    subject()->setText(m_useFirstExample ? s.text : m_text->toPlainText());
     if (m_useFirstExample && s.text != m_text->toPlainText()) {
         const QSignalBlocker block(m_text);
         m_text->setPlainText(s.text);

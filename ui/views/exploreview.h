@@ -40,10 +40,13 @@ class ExploreView : public Workspace {
 public:
     enum Tab { HeadTab, LinesTab, StatisticsTab, AggregationTab, OutputsTab };
 
-    explicit ExploreView(EngineRunner *runner, QWidget *parent = nullptr);
+    explicit ExploreView(Subject *subject, QWidget *parent = nullptr);
     ~ExploreView() override;
 
     QString title() const override { return tr("Explore"); }
+    QString explanation() const override;
+    QWidget *figureWidget() const override;
+    QString figureCaption() const override;
     HeatmapPlot *currentFigure() const override;
     void setColorMap(ColorMap map) override;
     void rerun() override;

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The subject every workspace looks at: one loaded model and one input text, shared across the workspace tabs.
+// Explore's model picker and text box write it; Masks, Equivariance, Faithfulness, Pipeline and Compare start
+// from it (a workspace may hold its own text on top, e.g. Compare's second input). UI thread only.
+
+#include <attnscope/textmodel.h>
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace attnui {
+
+using TextModelPtr = std::shared_ptr<const attn::TextModel>;
+
+class Subject : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+    TextModelPtr model() const { return m_model; }   // null until a model is open (or for the raw experiment)
+    QString modelSpec() const { return m_spec; }     // "sample:NAME", a folder, "random:..."
+    QString text() const { return m_text; }
+
+    void setModel(const TextModelPtr &model, const QString &spec)
+    {
+        if (model == m_model && spec == m_spec) return;
+        m_model = model;
+        m_spec = spec;
+        emit modelChanged();
+    }
+    void setText(const QString &text)
+    {
+        if (text == m_text) return;
+        m_text = text;
+        emit textChanged();
+    }
+
+signals:
+    void modelChanged();
+    void textChanged();
+
+private:
+    TextModelPtr m_model;
+    QString m_spec;
+    QString m_text;
+};
+
+} // namespace attnui
