@@ -110,6 +110,7 @@ struct BackendRun {
     bool skipped = false;
     int repsWanted = 0;
     std::vector<double> ms;
+    std::vector<double> wallMs;   // CUDA: whole attention() calls; `ms` then holds the cudaEvent kernel times
 
     bool timing() const { return !failed && !skipped; }
 };
@@ -123,6 +124,7 @@ public:
         m_baselineRss = currentRssMib();
         m_mask = config.causal ? MaskSpec::causalMask() : MaskSpec::bidirectional();
         m_options.threads = m_threads;
+        m_options.computeDtype = config.dtype;
         m_options.weights = weightsRequest(config.weights);
         m_options.weightsBudgetBytes =
             std::max(m_options.weightsBudgetBytes,
@@ -180,7 +182,7 @@ private:
             return false;
         }
         m_ref = std::move(ref.value());
-        m_naive = naiveFp32Error(m_q.view(), m_k.view(), m_v.view(), m_mask, m_ref, m_rows);
+        m_naive = naiveFp32Error(m_q.view(), m_k.view(), m_v.view(), m_mask, m_ref, m_rows, c.dtype);
         return true;
     }
 
@@ -201,7 +203,7 @@ private:
     // Skip, or validate, then read the peak RSS of one more call, then the remaining warm-ups.
     BackendRun prepare(Backend backend)
     {
-        BackendRun run{backend, commonFields(backendName(backend)), false, false, 0, {}};
+        BackendRun run{backend, commonFields(backendName(backend)), false, false, 0, {}, {}};
         if (backend == Backend::Unfused) {
             const double gib = double(unfusedScratchBytes()) / (kMib * 1024.0);
             run.line["unfused_scratch_mib"] = round3(double(unfusedScratchBytes()) / kMib);
@@ -217,6 +219,7 @@ private:
             }
         }
         if (backend == Backend::Cuda && !cudaAvailable()) return fail(run, "unavailable: " + cudaUnavailableReason());
+        if (backend == Backend::Cuda) run.line["cuda_device"] = cudaDeviceName();
 
         // Validate first. The output goes out of scope before the peak-RSS call below.
         KernelError e;
@@ -232,7 +235,7 @@ private:
         const double tolerance = 2.0 * m_naive.out + 1e-6;
         const double weightsTolerance = 2.0 * m_naive.weights + 1e-6;
         run.line["max_abs_err_vs_fp64"] = e.out;
-        run.line["naive_fp32_err"] = m_naive.out;
+        run.line["naive_fp32_err"] = m_naive.out;   // with --dtype f16/bf16: the same-precision naive path's error
         run.line["tolerance"] = tolerance;
         run.line["max_abs_err_lse"] = e.lse;
         if (m_config.weights != WeightsChoice::None) {
@@ -242,12 +245,13 @@ private:
         run.line["validation_rows"] = m_rows.empty() ? Json("all") : Json(m_rows.size());
         if (!e.finite) return fail(run, "output contains NaN or Inf");
         if (!e.maskedRowsAgree) return fail(run, "LSE is +inf on different rows than the fp64 reference");
+        const std::string naiveName = "naive " + dtypeName(m_config.dtype);
         if (!(e.out <= tolerance))
-            return fail(run, "max |O - O_fp64| = " + toString(e.out) + " exceeds 2 x naive fp32 error + 1e-6 = " +
-                                 toString(tolerance));
+            return fail(run, "max |O - O_fp64| = " + toString(e.out) + " exceeds 2 x " + naiveName +
+                                 " error + 1e-6 = " + toString(tolerance));
         if (m_config.weights != WeightsChoice::None && !(e.weights <= weightsTolerance))
-            return fail(run, "max |P - P_fp64| = " + toString(e.weights) +
-                                 " exceeds 2 x naive fp32 error + 1e-6 = " + toString(weightsTolerance));
+            return fail(run, "max |P - P_fp64| = " + toString(e.weights) + " exceeds 2 x " + naiveName +
+                                 " error + 1e-6 = " + toString(weightsTolerance));
         run.line["validated"] = true;
 
         // Then time: the first untimed call also gives this backend's own peak RSS.
@@ -289,7 +293,13 @@ private:
                     fail(run, result.status().message());
                     continue;
                 }
-                run.ms.push_back(ms);
+                // CUDA: the kernels' own time from cudaEvents; the wall time (packing, copies) on the side.
+                if (result->backend == Backend::Cuda) {
+                    run.wallMs.push_back(ms);
+                    run.ms.push_back(result->deviceMs);
+                } else {
+                    run.ms.push_back(ms);
+                }
                 more = more || int(run.ms.size()) < run.repsWanted;
             }
         }
@@ -331,6 +341,16 @@ private:
             line["flops"] = flops;
             line["gflops"] = round3(gflops);
             line["ratio_to_gemm"] = ceiling.gflops > 0 ? round3(gflops / ceiling.gflops) : 0.0;
+            line["timing"] = run.wallMs.empty() ? "wall" : "cuda_event";
+            if (!run.wallMs.empty()) {
+                std::vector<double> wall = run.wallMs;
+                std::sort(wall.begin(), wall.end());
+                line["wall_ms_median"] = round3(quantile(wall, 0.5));
+                line["tflops"] = round3(gflops / 1e3);
+                // The ceiling above is the CPU's GEMM: a GPU kernel's ratio to it means nothing.
+                line["ratio_to_gemm"] = nullptr;
+                line["ratio_to_gemm_note"] = "gemm ceiling is the CPU's; not comparable with a GPU kernel";
+            }
             if (unfusedMs > 0 && run.backend != Backend::Unfused)
                 line["speedup_vs_unfused"] = round3(unfusedMs / median);
         }
@@ -357,6 +377,7 @@ private:
         line["causal"] = c.causal;
         line["threads"] = m_threads;
         line["weights"] = weightsName(c.weights);
+        line["dtype"] = dtypeName(c.dtype);
         line["mode"] = c.memoryMode ? "memory" : "time";
         // The headline fields come first in every line, null where this backend never got that far.
         for (const char *key : {"ms_median", "ms_p10", "ms_p90", "gflops", "gemm_ceiling_gflops",
@@ -462,6 +483,10 @@ std::string checkBenchConfig(const BenchConfig &c)
     if (c.gemmSize < 16) return "--gemm-size must be at least 16";
     if (c.validateRows < 2) return "--validate-rows must be at least 2";
     if (c.backends.empty()) return "--backend selects no backend";
+    if (c.dtype != ComputeDtype::F32)
+        for (Backend b : c.backends)
+            if (b != Backend::Cuda && b != Backend::Auto)
+                return "--dtype " + dtypeName(c.dtype) + " is computed by the CUDA backend only; use --backend cuda";
     if (c.memoryMode && c.weights != WeightsChoice::None)
         return "--weights must be none with --memory (weights are O(n^2))";
     return {};

@@ -32,8 +32,10 @@ std::vector<std::int64_t> validationRows(std::int64_t B, std::int64_t H, std::in
 }
 
 NaiveError naiveFp32Error(const TensorView &q, const TensorView &k, const TensorView &v, const MaskSpec &mask,
-                          const ReferenceOutput &ref, const std::vector<std::int64_t> &rows)
+                          const ReferenceOutput &ref, const std::vector<std::int64_t> &rows, ComputeDtype dtype)
 {
+    const bool low = dtype != ComputeDtype::F32;
+    const auto rd = [dtype](float x) { return roundToDtype(x, dtype); };   // identity for F32
     const std::int64_t B = q.shape[0], H = q.shape[1], Lq = q.shape[2], D = q.shape[3];
     const std::int64_t Hkv = k.shape[1], Lk = k.shape[2], Dv = v.shape[3];
     const std::int64_t R = ref.rows;
@@ -49,13 +51,25 @@ NaiveError naiveFp32Error(const TensorView &q, const TensorView &k, const Tensor
                 float rowMax = -std::numeric_limits<float>::infinity();
                 for (std::int64_t j = 0; j < Lk; ++j) {
                     float dot = 0.0f;
-                    for (std::int64_t c = 0; c < D; ++c) dot += q.at(b, h, i, c) * k.at(b, hk, j, c);
-                    s[j] = dot * scale + maskBias(mask, b, h, i, j, Lq, Lk);
+                    for (std::int64_t c = 0; c < D; ++c) dot += rd(q.at(b, h, i, c)) * rd(k.at(b, hk, j, c));
+                    const float bias = maskBias(mask, b, h, i, j, Lq, Lk);
+                    s[j] = low ? (std::isinf(bias) && bias < 0 ? bias : rd(rd(dot * scale) + bias))
+                               : dot * scale + bias;
                     rowMax = std::max(rowMax, s[j]);
                 }
                 std::fill(o.begin(), o.end(), 0.0f);
                 float sum = 0.0f;
-                if (rowMax > -std::numeric_limits<float>::infinity()) {
+                if (rowMax > -std::numeric_limits<float>::infinity() && low) {
+                    for (std::int64_t j = 0; j < Lk; ++j) {
+                        s[j] = std::exp(s[j] - rowMax);
+                        sum += s[j];
+                    }
+                    for (std::int64_t j = 0; j < Lk; ++j) {
+                        const float p = rd(s[j] / sum);
+                        for (std::int64_t c = 0; c < Dv; ++c) o[c] += p * rd(v.at(b, hk, j, c));
+                    }
+                    for (auto &x : o) x = rd(x);
+                } else if (rowMax > -std::numeric_limits<float>::infinity()) {
                     for (std::int64_t j = 0; j < Lk; ++j) {
                         s[j] = std::exp(s[j] - rowMax);
                         sum += s[j];
@@ -71,7 +85,7 @@ NaiveError naiveFp32Error(const TensorView &q, const TensorView &k, const Tensor
                     err.out = std::max(err.out, std::abs(double(o[c]) - ref.out[base * Dv + c]));
                 if (!ref.P.empty())
                     for (std::int64_t j = 0; j < Lk; ++j)
-                        err.weights = std::max(err.weights, std::abs(double(s[j] / sum) - ref.P[base * Lk + j]));
+                        err.weights = std::max(err.weights, std::abs(double(low ? rd(s[j] / sum) : s[j] / sum) - ref.P[base * Lk + j]));
             }
         }
     }

@@ -27,8 +27,12 @@ struct NaiveError {
 };
 
 // Full-row fp32 softmax with sequential fp32 sums and libm exp: the yardstick, never timed.
+// With dtype F16/BF16 it is the same-precision naive path instead (what an unfused framework computes in that
+// type): q, k, v rounded to the type, scores rounded, softmax in fp32 then P rounded, O = P·V accumulated in fp32
+// and rounded — the FlashAttention tests' "naive implementation in the same precision".
 NaiveError naiveFp32Error(const TensorView &q, const TensorView &k, const TensorView &v, const MaskSpec &mask,
-                          const ReferenceOutput &ref, const std::vector<std::int64_t> &rows);
+                          const ReferenceOutput &ref, const std::vector<std::int64_t> &rows,
+                          ComputeDtype dtype = ComputeDtype::F32);
 
 struct KernelError {
     double out = 0.0;       // max |O − O_fp64| over the oracle's rows

@@ -11,3 +11,10 @@ set_tests_properties(tst_cli PROPERTIES TIMEOUT 120)
 
 attn_add_qt_test(tst_export LABELS cli LIBS attn_engine Qt6::Core SOURCES jsonschema.cpp)
 target_compile_definitions(tst_export PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
+
+# attnscope-cli figure (headless figures of every workspace's views); links attn_ui to list the registered views.
+attn_add_qt_test(tst_cli_figure LABELS cli LIBS attn_ui Qt6::Svg)
+target_compile_definitions(tst_cli_figure PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_FILE:attnscope-cli>"
+                                                  ATTNSCOPE_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs")
+add_dependencies(tst_cli_figure attnscope-cli)
+set_tests_properties(tst_cli_figure PROPERTIES TIMEOUT 600)

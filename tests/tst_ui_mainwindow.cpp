@@ -2,7 +2,8 @@
 // MainWindow offscreen: it opens on a sample model with its first example and shows its tokens and heads, the
 // model picker lists the samples, a head can be enlarged from the overview or the statistics table, bad input
 // and bad folders show an error once while the last result and model stay, the raw experiment is still there,
-// figures export.
+// figures export (every workspace's, as vectors), the Backend menu greys out CUDA with the reason, presentation
+// mode hides the chrome, enlarges type and saves the figure with one key.
 
 #include "buildinfo.h"
 #include "mainwindow.h"
@@ -15,11 +16,16 @@
 #include "views/headstatspanel.h"
 #include "views/outputspanel.h"
 #include "views/tokenchips.h"
+#include "runner/enginerunner.h"
+#include "subject.h"
+#include "workspace.h"
 
 #include <attnscope/attention.h>
 #include <attnscope/textmodel.h>
 
 #include <QComboBox>
+#include <QMenuBar>
+#include <QStatusBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
@@ -45,6 +51,9 @@ private slots:
     void rawExperimentStaysAvailable();
     void viewMenuSettingsApply();
     void exportsTheCurrentFigure();
+    void exportsEveryWorkspacesFigure();
+    void backendMenuExplainsCuda();
+    void presentationModeExportsWithOneKey();
     void aboutNamesVersionsAndBackends();
 };
 
@@ -74,7 +83,7 @@ void TestUiMainWindow::opensAndShowsAHeatmap()
     MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QCOMPARE(w.findChild<QTabWidget *>()->count(), 1);   // only workspaces that exist
+    QCOMPARE(w.findChild<QTabWidget *>()->count(), w.workspaces().size());   // one tab per registered workspace
     ExploreView *explore = w.explore();
     QVERIFY(waitForModel(w));
     // The default sample (induction-gpt2 when present, else the first), on its first example.
@@ -284,6 +293,73 @@ void TestUiMainWindow::exportsTheCurrentFigure()
         QVERIFY2(w.exportFigure(path, &error), qPrintable(error));
         QVERIFY(QFileInfo(path).size() > 1000);
     }
+}
+
+void TestUiMainWindow::exportsEveryWorkspacesFigure()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w));
+    for (Workspace *ws : w.workspaces()) {
+        w.showWorkspace(MainWindow::workspaceKey(ws));
+        QVERIFY(QTest::qWaitFor([ws] { return !ws->runner()->isBusy() && ws->figureWidget(); }, 30000));
+        QTest::qWait(300);
+        const QString path = dir.filePath(MainWindow::workspaceKey(ws) + QStringLiteral(".svg"));
+        QString error;
+        QVERIFY2(w.exportFigure(path, &error), qPrintable(ws->title() + QStringLiteral(": ") + error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray svg = file.readAll();
+        QVERIFY2(svg.count("<text") >= 3, qPrintable(ws->title()));   // labels are text, not one bitmap
+        QVERIFY(svg.contains(ws->figureCaption().left(20).toHtmlEscaped().toUtf8()) ||
+                svg.contains(ws->figureCaption().left(8).toUtf8()));
+    }
+}
+
+void TestUiMainWindow::backendMenuExplainsCuda()
+{
+    MainWindow w;
+    QAction *cuda = nullptr;
+    for (QAction *a : w.findChildren<QAction *>())
+        if (a->text().contains(QStringLiteral("CUDA"))) cuda = a;
+    QVERIFY(cuda);
+    QCOMPARE(cuda->isEnabled(), attn::cudaAvailable());
+    if (!attn::cudaAvailable()) {
+        const QString reason = QString::fromStdString(attn::cudaUnavailableReason());
+        QVERIFY2(cuda->text().contains(reason), qPrintable(cuda->text()));
+        QVERIFY(cuda->toolTip().contains(reason));
+        w.setBackend(attn::Backend::Cuda);
+        QCOMPARE(w.backend(), attn::Backend::Auto);   // refused where it cannot run
+    }
+    w.setBackend(attn::Backend::Reference);
+    QCOMPARE(w.subject()->backend(), attn::Backend::Reference);
+    w.setBackend(attn::Backend::Auto);
+}
+
+void TestUiMainWindow::presentationModeExportsWithOneKey()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w));
+    const qreal normal = QApplication::font().pointSizeF();
+    w.setPresentationFolder(dir.path());
+    w.setPresentationMode(true);
+    QVERIFY(w.isPresentationMode());
+    QVERIFY(!w.menuBar()->isVisible());
+    QVERIFY(!w.statusBar()->isVisible());
+    QVERIFY(QApplication::font().pointSizeF() > normal * 1.4);
+    w.activateWindow();
+    w.setFocus();
+    QTest::keyClick(&w, Qt::Key_E);
+    QTRY_COMPARE(QDir(dir.path()).entryList({QStringLiteral("*.png")}).size(), 1);
+    const QString png = QDir(dir.path()).filePath(QDir(dir.path()).entryList({QStringLiteral("*.png")}).first());
+    QVERIFY(!QImage(png).isNull());
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QVERIFY(!w.isPresentationMode());
+    QVERIFY(w.menuBar()->isVisible());
+    QCOMPARE(QApplication::font().pointSizeF(), normal);
 }
 
 void TestUiMainWindow::aboutNamesVersionsAndBackends()

@@ -2,7 +2,10 @@
 #include "mainwindow.h"
 
 #include "buildinfo.h"
+#include "export/figureexport.h"
+#include "lessons/lessons.h"
 #include "plots/heatmapplot.h"
+#include "plots/vectorpaint.h"
 #include "runner/enginerunner.h"
 #include "subject.h"
 #include "views/exploreview.h"
@@ -12,18 +15,23 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
+#include <QContextMenuEvent>
+#include <QDateTime>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QMimeData>
 #include <QFileDialog>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolButton>
@@ -51,6 +59,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
     setAcceptDrops(true);
     m_subject = new Subject(this);
+    m_normalFont = QApplication::font();
 
     m_tabs = new QTabWidget;
     m_tabs->setDocumentMode(true);
@@ -61,6 +70,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_explore = qobject_cast<ExploreView *>(m_workspaces.value(0));
     Q_ASSERT(m_explore);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onWorkspaceChanged);
+    connect(m_subject, &Subject::backendChanged, this, [this] {
+        for (QAction *a : m_backendGroup->actions()) a->setChecked(a->data().toInt() == int(m_subject->backend()));
+    });
+    m_toast = new QLabel(this);
+    m_toast->setStyleSheet(QStringLiteral("QLabel { background: rgba(20, 20, 20, 200); color: white; padding: 8px 14px;"
+                                          " border-radius: 6px; }"));
+    m_toast->hide();
     readSettings();
 }
 
@@ -72,26 +88,43 @@ void MainWindow::openModel(const QString &spec)
     m_explore->openModel(spec);
 }
 
+namespace {
+
+bool isSessionFile(const QString &path)
+{
+    return path.endsWith(QStringLiteral(".attnscope.json"), Qt::CaseInsensitive) && QFileInfo(path).isFile();
+}
+
+} // namespace
+
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
-    // Only a model folder is accepted: one local directory.
+    // One local directory (a model folder) or one session file.
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() == 1 && urls.first().isLocalFile() && QFileInfo(urls.first().toLocalFile()).isDir())
-        event->acceptProposedAction();
+    if (urls.size() != 1 || !urls.first().isLocalFile()) return;
+    const QString path = urls.first().toLocalFile();
+    if (QFileInfo(path).isDir() || isSessionFile(path)) event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
     if (urls.isEmpty()) return;
-    openModel(urls.first().toLocalFile());
+    const QString path = urls.first().toLocalFile();
     event->acceptProposedAction();
+    if (isSessionFile(path)) {
+        QString error;
+        if (!openSessionFile(path, &error)) QMessageBox::warning(this, tr("Open Session"), error);
+        return;
+    }
+    openModel(path);
 }
 
 void MainWindow::addWorkspace(Workspace *workspace)
 {
     m_workspaces.append(workspace);
     m_tabs->addTab(workspace, workspace->title());
+    workspace->installEventFilter(this);   // right-click on its figure: Export Figure…, Copy Image
     workspace->setColorMap(m_colorMap);
     // Every workspace has its own runner; the status bar follows the one in the current tab.
     EngineRunner *runner = workspace->runner();
@@ -138,8 +171,20 @@ void MainWindow::createMenus()
     });
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open a Hugging Face checkpoint folder (config.json, model.safetensors, tokenizer files)"));
+    file->addSeparator();
+    QAction *openSession = file->addAction(tr("Open &Session…"), this, &MainWindow::openSessionDialog);
+    openSession->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_recentSessionsMenu = file->addMenu(tr("&Recent Sessions"));
+    rebuildRecentSessionsMenu();
+    QAction *save = file->addAction(tr("Save Sessio&n"), this, [this] { saveSessionDialog(false); });
+    save->setShortcut(QKeySequence::Save);
+    save->setToolTip(tr("Save model, text, settings and every workspace's view as a *.attnscope.json file"));
+    QAction *saveAs = file->addAction(tr("Save Session &As…"), this, [this] { saveSessionDialog(true); });
+    saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    file->addSeparator();
     QAction *exportFig = file->addAction(tr("&Export Figure…"), this, &MainWindow::exportFigureDialog);
     exportFig->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    file->addAction(tr("&Copy Figure Image"), this, &MainWindow::copyFigureImage);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -174,16 +219,72 @@ void MainWindow::createMenus()
         m_themeGroup->addAction(a);
         connect(a, &QAction::triggered, this, [this, t] { setTheme(t); });
     }
+    createBackendMenu(view);
     view->addSeparator();
+    m_presentationAction = view->addAction(tr("&Presentation Mode"), this, &MainWindow::setPresentationMode);
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcuts({QKeySequence(Qt::Key_F11), QKeySequence(Qt::CTRL | Qt::Key_P)});
+    m_presentationAction->setStatusTip(tr("Large type, thick lines, no menus or panels; Esc leaves, E saves the figure"));
+    view->addAction(tr("Presentation &Export Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Presentation Export Folder"), presentationFolder());
+        if (!dir.isEmpty()) setPresentationFolder(dir);
+    });
     QAction *full = view->addAction(tr("&Full Screen"), this, [this](bool on) {
         on ? showFullScreen() : showNormal();
     });
     full->setCheckable(true);
-    full->setShortcut(QKeySequence::FullScreen);
+    full->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+    // Window-level actions: they work while the menu bar is hidden (presentation mode).
+    addAction(m_presentationAction);
+    m_leavePresentationAction = new QAction(tr("Leave Presentation Mode"), this);
+    m_leavePresentationAction->setShortcut(Qt::Key_Escape);
+    m_leavePresentationAction->setEnabled(false);
+    connect(m_leavePresentationAction, &QAction::triggered, this, [this] { setPresentationMode(false); });
+    addAction(m_leavePresentationAction);
+    m_presentationExportAction = new QAction(tr("Save Figure to the Presentation Folder"), this);
+    m_presentationExportAction->setShortcut(Qt::Key_E);   // text boxes keep their E (ShortcutOverride)
+    m_presentationExportAction->setEnabled(false);
+    connect(m_presentationExportAction, &QAction::triggered, this, [this] {
+        QString error;
+        const QString path = exportPresentationFigure(&error);
+        showTransientMessage(path.isEmpty() ? tr("Not saved: %1").arg(error)
+                                            : tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    });
+    addAction(m_presentationExportAction);
+
+    // ── Lessons menu: the Pipeline/lessons workspace adds its menuBar()->addMenu(...) line here. ──
+    menuBar()->addMenu(createLessonsMenu(this, [this](const QJsonObject &lesson, QString *e) { return openLessonState(lesson, e); }));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About AttnScope"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createBackendMenu(QMenu *view)
+{
+    // The engine's backends the GUI offers; CUDA greyed out with the reason where it cannot run.
+    QMenu *menu = view->addMenu(tr("&Backend"));
+    menu->setToolTipsVisible(true);
+    m_backendGroup = new QActionGroup(this);
+    const QList<QPair<attn::Backend, QString>> backends{
+        {attn::Backend::Auto, tr("&Auto")},
+        {attn::Backend::Reference, tr("&Reference (fp64 oracle)")},
+        {attn::Backend::Tiled, tr("&Tiled (CPU)")},
+        {attn::Backend::Cuda, tr("&CUDA")}};
+    for (const auto &[backend, label] : backends) {
+        QAction *a = menu->addAction(label);
+        a->setCheckable(true);
+        a->setData(int(backend));
+        m_backendGroup->addAction(a);
+        if (backend == attn::Backend::Cuda && !attn::cudaAvailable()) {
+            const QString reason = QString::fromStdString(attn::cudaUnavailableReason());
+            a->setText(tr("CUDA (unavailable: %1)").arg(reason));
+            a->setToolTip(tr("CUDA is unavailable: %1").arg(reason));
+            a->setStatusTip(a->toolTip());
+            a->setEnabled(false);
+        }
+        connect(a, &QAction::triggered, this, [this, backend] { setBackend(backend); });
+    }
 }
 
 void MainWindow::createStatusBar()
@@ -253,15 +354,14 @@ void MainWindow::setTheme(Theme theme)
 bool MainWindow::exportFigure(const QString &path, QString *error)
 {
     Workspace *w = currentWorkspace();
-    HeatmapPlot *plot = w ? w->currentFigure() : nullptr;
-    if (!plot || plot->data().rows == 0) {
+    QWidget *figure = w ? w->figureWidget() : nullptr;
+    if (!figure) {
         if (error) *error = tr("there is no figure to export yet");
         return false;
     }
-    // The figure as it is on screen; a plot not shown yet (tests, first start) gets a sensible size.
-    QSize size = plot->size();
-    if (!plot->isVisible() || size.width() < 200 || size.height() < 200) size = QSize(900, 800);
-    return plot->saveFigure(path, size, error);
+    FigureOptions options;
+    options.caption = w->figureCaption();
+    return attnui::exportFigure(figure, path, options, error);
 }
 
 void MainWindow::exportFigureDialog()
@@ -269,9 +369,10 @@ void MainWindow::exportFigureDialog()
     QSettings settings;
     const QString dir = settings.value(QStringLiteral("export/dir"),
                                        QStandardPaths::writableLocation(QStandardPaths::PicturesLocation)).toString();
+    const QString name = currentWorkspace() ? workspaceKey(currentWorkspace()) : QStringLiteral("attention");
     QString selected;
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Figure"), dir + QStringLiteral("/attention.png"),
+        this, tr("Export Figure"), dir + QStringLiteral("/%1.png").arg(name),
         tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)"), &selected);
     if (path.isEmpty()) return;
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
@@ -281,6 +382,133 @@ void MainWindow::exportFigureDialog()
         return;
     }
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
+}
+
+void MainWindow::copyFigureImage()
+{
+    Workspace *w = currentWorkspace();
+    QWidget *figure = w ? w->figureWidget() : nullptr;
+    if (!figure) return;
+    FigureOptions options;
+    options.caption = w->figureCaption();
+    const QImage image = renderFigureImage(figure, options);
+    if (image.isNull()) return;
+    QGuiApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("Figure copied (%1 × %2 pixels)").arg(image.width()).arg(image.height()), 4000);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // A right-click that no child took (plots, painted views and labels leave it) on the figure of the workspace.
+    if (event->type() == QEvent::ContextMenu && watched == currentWorkspace()) {
+        auto *e = static_cast<QContextMenuEvent *>(event);
+        QWidget *figure = currentWorkspace()->figureWidget();
+        QWidget *under = QApplication::widgetAt(e->globalPos());
+        if (figure && under && (under == figure || figure->isAncestorOf(under))) {
+            QMenu menu(this);
+            menu.addAction(tr("Export Figure…"), this, &MainWindow::exportFigureDialog);
+            menu.addAction(tr("Copy Image"), this, &MainWindow::copyFigureImage);
+            menu.exec(e->globalPos());
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+attn::Backend MainWindow::backend() const
+{
+    return m_subject->backend();
+}
+
+void MainWindow::setBackend(attn::Backend backend)
+{
+    if (backend == attn::Backend::Cuda && !attn::cudaAvailable()) backend = attn::Backend::Auto;
+    m_subject->setBackend(backend);
+    for (QAction *a : m_backendGroup->actions()) a->setChecked(a->data().toInt() == int(backend));
+}
+
+Workspace *MainWindow::findWorkspace(const QString &keyOrTitle) const
+{
+    for (Workspace *w : m_workspaces)
+        if (workspaceKey(w) == keyOrTitle || w->title() == keyOrTitle) return w;
+    return nullptr;
+}
+
+QString MainWindow::workspaceKey(const Workspace *workspace)
+{
+    return workspace->objectName().isEmpty() ? workspace->title().toLower() : workspace->objectName();
+}
+
+bool MainWindow::showWorkspace(const QString &keyOrTitle)
+{
+    Workspace *w = findWorkspace(keyOrTitle);
+    if (w) m_tabs->setCurrentWidget(w);
+    return w != nullptr;
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    if (on == m_presentation) return;
+    m_presentation = on;
+    m_presentationAction->setChecked(on);
+    // Esc leaves presentation mode there; elsewhere it cancels a run.
+    m_cancelAction->setShortcut(on ? QKeySequence() : QKeySequence(Qt::Key_Escape));
+    m_leavePresentationAction->setEnabled(on);
+    m_presentationExportAction->setEnabled(on);
+    menuBar()->setVisible(!on);
+    statusBar()->setVisible(!on);
+    m_tabs->tabBar()->setVisible(!on);
+    // Large type for every widget (the plots follow their font) and thick plot lines.
+    setPresentationStyle(on);
+    QFont font = m_normalFont;
+    if (on) font.setPointSizeF(std::max(14.0, m_normalFont.pointSizeF() * 1.6));
+    QApplication::setFont(font);
+    if (on) {
+        m_wasFullScreen = isFullScreen();
+        showFullScreen();
+    } else if (!m_wasFullScreen) {
+        showNormal();
+    }
+}
+
+QString MainWindow::presentationFolder() const
+{
+    const QString fallback = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation) +
+                             QStringLiteral("/AttnScope");
+    return QSettings().value(QStringLiteral("presentation/folder"), fallback).toString();
+}
+
+void MainWindow::setPresentationFolder(const QString &folder)
+{
+    QSettings().setValue(QStringLiteral("presentation/folder"), folder);
+}
+
+QString MainWindow::exportPresentationFigure(QString *error)
+{
+    const QString dir = presentationFolder();
+    if (!QDir().mkpath(dir)) {
+        if (error) *error = tr("cannot create the folder %1").arg(dir);
+        return {};
+    }
+    const QString name = QStringLiteral("attnscope-%1-%2.png")
+                             .arg(currentWorkspace() ? workspaceKey(currentWorkspace()) : QStringLiteral("figure"),
+                                  QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")));
+    const QString path = QDir(dir).filePath(name);
+    return exportFigure(path, error) ? path : QString();
+}
+
+void MainWindow::showTransientMessage(const QString &text)
+{
+    if (statusBar()->isVisible()) {
+        statusBar()->showMessage(text, 5000);
+        return;
+    }
+    m_toast->setText(text);
+    m_toast->adjustSize();
+    m_toast->move((width() - m_toast->width()) / 2, height() - m_toast->height() - 40);
+    m_toast->raise();
+    m_toast->show();
+    QTimer::singleShot(3000, m_toast, &QWidget::hide);
 }
 
 void MainWindow::about()
@@ -300,6 +528,8 @@ void MainWindow::readSettings()
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     setColorMap(colorMapFromName(settings.value(QStringLiteral("view/colorMap")).toString()));
     setTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));
+    setBackend(attn::parseBackend(settings.value(QStringLiteral("view/backend")).toString().toStdString())
+                   .value_or(attn::Backend::Auto));
     for (Workspace *w : m_workspaces) {
         settings.beginGroup(QStringLiteral("workspace/") + w->objectName());
         w->restoreSettings(settings);
@@ -316,6 +546,7 @@ void MainWindow::writeSettings() const
     settings.setValue(QStringLiteral("window/workspace"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("view/colorMap"), colorMapName(m_colorMap));
     settings.setValue(QStringLiteral("view/theme"), themeName(m_theme));
+    settings.setValue(QStringLiteral("view/backend"), QString::fromStdString(attn::backendName(m_subject->backend())));
     for (Workspace *w : m_workspaces) {
         settings.beginGroup(QStringLiteral("workspace/") + w->objectName());
         w->saveSettings(settings);
@@ -325,6 +556,7 @@ void MainWindow::writeSettings() const
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    setPresentationMode(false);   // the saved geometry and font are the normal ones
     for (Workspace *w : m_workspaces) w->runner()->cancel();
     writeSettings();
     event->accept();

@@ -4,6 +4,7 @@
 // Explore's model picker and text box write it; Masks, Equivariance, Faithfulness, Pipeline and Compare start
 // from it (a workspace may hold its own text on top, e.g. Compare's second input). UI thread only.
 
+#include <attnscope/attention.h>
 #include <attnscope/textmodel.h>
 
 #include <QObject>
@@ -37,15 +38,25 @@ public:
         m_text = text;
         emit textChanged();
     }
+    // The compute backend of View ▸ Backend; workspaces pass it to the runs they submit.
+    attn::Backend backend() const { return m_backend; }
+    void setBackend(attn::Backend backend)
+    {
+        if (backend == m_backend) return;
+        m_backend = backend;
+        emit backendChanged();
+    }
 
 signals:
     void modelChanged();
     void textChanged();
+    void backendChanged();
 
 private:
     TextModelPtr m_model;
     QString m_spec;
     QString m_text;
+    attn::Backend m_backend = attn::Backend::Auto;
 };
 
 } // namespace attnui

@@ -2,13 +2,18 @@
 // attnscope: the GUI. Argument parsing and the main window; everything else lives in the libraries.
 
 #include "buildinfo.h"
+#include "lessons/lessonpanel.h"
 #include "mainwindow.h"
+#include "runner/enginerunner.h"
+#include "workspace.h"
 #include "views/exploreview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
 #include <QTimer>
+
+#include <memory>
 
 int main(int argc, char *argv[])
 {
@@ -36,6 +41,20 @@ int main(int argc, char *argv[])
     QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show this Explore tab."), QStringLiteral("NAME"));
     tab.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(tab);
+    // Open a lesson (the base name of its file under resources/lessons, e.g. "scaling"): for screenshots and links.
+    QCommandLineOption lesson(QStringLiteral("lesson"), QStringLiteral("Open this lesson."), QStringLiteral("ID"));
+    lesson.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(lesson);
+    // Which workspace to show (its key or title), presentation mode, a session to open: for screenshots.
+    QCommandLineOption workspace(QStringLiteral("workspace"), QStringLiteral("Show this workspace."), QStringLiteral("NAME"));
+    workspace.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(workspace);
+    QCommandLineOption presentation(QStringLiteral("presentation"), QStringLiteral("Start in presentation mode."));
+    presentation.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(presentation);
+    QCommandLineOption session(QStringLiteral("session"), QStringLiteral("Open this session file."), QStringLiteral("FILE"));
+    session.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(session);
     parser.addPositionalArgument(QStringLiteral("model"),
                                  QStringLiteral("A model folder, sample:NAME or random:... spec to open."),
                                  QStringLiteral("[model]"));
@@ -51,7 +70,36 @@ int main(int argc, char *argv[])
         if (index >= 0) window.explore()->setCurrentTab(attnui::ExploreView::Tab(index));
     }
 
-    if (parser.isSet(screenshot)) {
+    if (parser.isSet(lesson)) {
+        auto *panel = window.findChild<attnui::LessonPanel *>();
+        if (!panel || !panel->openLesson(parser.value(lesson)))
+            qWarning("lesson %s: %s", qPrintable(parser.value(lesson)), panel ? qPrintable(panel->errorText()) : "no panel");
+    }
+
+    if (parser.isSet(session)) {
+        QString error;
+        if (!window.openSessionFile(parser.value(session), &error)) qWarning("%s", qPrintable(error));
+    }
+    if (parser.isSet(workspace) && !window.showWorkspace(parser.value(workspace)))
+        qWarning("no workspace '%s'", qPrintable(parser.value(workspace)));
+    if (parser.isSet(presentation)) window.setPresentationMode(true);
+
+    const bool anyWorkspace = parser.isSet(lesson) || parser.isSet(session) || parser.isSet(workspace);
+    if (parser.isSet(screenshot) && anyWorkspace) {
+        // A lesson or session may run in any workspace: grab once every runner has been idle for a while.
+        const QString path = parser.value(screenshot);
+        auto *poll = new QTimer(&window);
+        auto quiet = std::make_shared<int>(0);
+        QObject::connect(poll, &QTimer::timeout, &window, [&window, path, quiet] {
+            bool busy = window.explore()->isLoading();
+            for (auto *w : window.findChildren<attnui::Workspace *>()) busy = busy || w->runner()->isBusy();
+            *quiet = busy ? 0 : *quiet + 1;
+            if (*quiet < 6) return;
+            QApplication::exit(window.grab().save(path) ? 0 : 1);
+        });
+        poll->start(250);
+        QTimer::singleShot(60000, &app, [] { QApplication::exit(2); });
+    } else if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);
         QObject::connect(window.explore(), &attnui::ExploreView::resultShown, &window, [&window, path] {
             // Let the layout and the queued replots settle before grabbing.

@@ -57,6 +57,10 @@ int benchVerb(const QStringList &args)
         {QStringLiteral("weights"), QStringLiteral("also return weights: none|one|all heads (default none)"),
          QStringLiteral("W"), QStringLiteral("none")},
         {QStringLiteral("json"), QStringLiteral("print one JSON object per line")},
+        {QStringLiteral("dtype"),
+         QStringLiteral("compute type f32|f16|bf16; f16/bf16 run on the CUDA backend only (default f32; "
+                        "with f16/bf16 the default backend is cuda)"),
+         QStringLiteral("T"), QStringLiteral("f32")},
         {QStringLiteral("memory"),
          QStringLiteral("peak-RSS mode: nothing O(n^2), sampled validation, GEMM ceiling after the peak is read")},
         number("gemm-size", QStringLiteral("N of the N^3 sgemm ceiling"), qlonglong(config.gemmSize)),
@@ -101,6 +105,15 @@ int benchVerb(const QStringList &args)
         return kExitBadArguments;
     }
     config.backends = *backends;
+    const QString dtype = parser.value(QStringLiteral("dtype"));
+    const auto computeDtype = attn::parseComputeDtype(dtype.toStdString());
+    if (!computeDtype) {
+        printError(verb, QStringLiteral("--dtype: unknown compute type '%1' (f32|f16|bf16)").arg(dtype));
+        return kExitBadArguments;
+    }
+    config.dtype = *computeDtype;
+    if (config.dtype != attn::ComputeDtype::F32 && !parser.isSet(QStringLiteral("backend")))
+        config.backends = {attn::Backend::Cuda};
     const QString weights = parser.value(QStringLiteral("weights"));
     const auto weightsChoice = attn::bench::parseWeightsChoice(weights.toStdString());
     if (!weightsChoice) {
@@ -254,6 +267,9 @@ struct Verb {
 // Every verb registers here; verbs.h declares the ones that live in their own files.
 constexpr Verb kVerbs[] = {
     {"bench", "validate, then time the attention backends beside a same-process GEMM ceiling", benchVerb},
+    {"equivariance", "A(PX) vs P·A(X)·Pᵀ and Y(PX) vs P·Y(X) under a token permutation, as JSON", equivarianceVerb},
+    {"faithfulness", "attention vs perturbation importance: ERASER, curves, flips, head tests, as JSON", faithfulnessVerb},
+    {"figure", "a workspace's figure as PNG, SVG or PDF, drawn headless as the GUI draws it", figureVerb},
     {"info", "a model's summary as JSON on stdout", infoVerb},
     {"run", "one forward pass: attention weights, outputs and settings as JSON", runVerb},
 };
@@ -279,7 +295,7 @@ void printVersion()
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> app = createApplication(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("attnscope-cli"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(kVersion));
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <thread>
 
 namespace attn {
@@ -29,6 +30,40 @@ std::optional<Backend> parseBackend(const std::string &name)
     for (Backend b : {Backend::Auto, Backend::Reference, Backend::Tiled, Backend::Unfused, Backend::Cuda})
         if (backendName(b) == name) return b;
     return std::nullopt;
+}
+
+std::string dtypeName(ComputeDtype dtype)
+{
+    switch (dtype) {
+    case ComputeDtype::F32: return "f32";
+    case ComputeDtype::F16: return "f16";
+    case ComputeDtype::BF16: return "bf16";
+    }
+    return "unknown";
+}
+
+std::optional<ComputeDtype> parseComputeDtype(const std::string &name)
+{
+    for (ComputeDtype d : {ComputeDtype::F32, ComputeDtype::F16, ComputeDtype::BF16})
+        if (dtypeName(d) == name) return d;
+    return std::nullopt;
+}
+
+float roundToDtype(float x, ComputeDtype dtype)
+{
+    if (dtype == ComputeDtype::F32 || !std::isfinite(x) || x == 0.0f) return x;
+    // Round the significand to `bits` bits (ties to even: nearbyint in the default rounding mode); below the
+    // smallest normal the spacing stays at the subnormal step. Exact in double for every float input.
+    const int bits = dtype == ComputeDtype::F16 ? 11 : 8;
+    const int minExp = dtype == ComputeDtype::F16 ? -14 : -126;
+    const double maxFinite = dtype == ComputeDtype::F16 ? 65504.0 : 3.38953138925153547590470800371487866880e38;
+    int e = 0;
+    std::frexp(static_cast<double>(x), &e);   // |x| in [2^(e-1), 2^e)
+    const int exponent = std::max(e - 1, minExp);
+    const double step = std::ldexp(1.0, exponent - (bits - 1));
+    const double r = std::nearbyint(static_cast<double>(x) / step) * step;
+    if (std::fabs(r) > maxFinite) return std::copysign(std::numeric_limits<float>::infinity(), x);
+    return static_cast<float>(r);
 }
 
 int hardwareThreads()
@@ -144,9 +179,24 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
     const std::int64_t B = q.shape[0], H = q.shape[1], Lq = q.shape[2], Lk = k.shape[2];
 
     Backend backend = options.backend;
-    if (backend == Backend::Auto) backend = Backend::Tiled;   // CUDA joins Auto once the CUDA path exists
+    const bool lowPrecision = options.computeDtype != ComputeDtype::F32;
+    if (backend == Backend::Auto) {
+        // CUDA when usable and worth the transfer (kCudaAutoMinFlops), or when only CUDA has the asked precision.
+        const double flops = 4.0 * double(B) * double(H) * double(Lq) * double(Lk) * double(q.shape[3]);
+        const bool fits = q.shape[3] <= 256 && v.shape[3] <= 256;
+        backend = Backend::Tiled;
+        if ((lowPrecision || (fits && flops >= kCudaAutoMinFlops)) && cudaAvailable()) backend = Backend::Cuda;
+        if (lowPrecision && backend != Backend::Cuda)
+            return Status(ErrorCode::Unavailable, "computeDtype " + dtypeName(options.computeDtype) +
+                                                      " needs the CUDA backend, which is unavailable: " +
+                                                      cudaUnavailableReason());
+    }
     if (backend == Backend::Cuda && !cudaAvailable())
         return Status(ErrorCode::Unavailable, "the CUDA backend is unavailable: " + cudaUnavailableReason());
+    if (lowPrecision && backend != Backend::Cuda)
+        return Status::invalid("computeDtype " + dtypeName(options.computeDtype) + " is only implemented by the CUDA "
+                               "backend; the " + backendName(backend) + " backend computes in " +
+                               (backend == Backend::Reference ? "fp64" : "fp32") + " (use computeDtype f32)");
 
     const std::size_t wanted = weightsBytes(options.weights, B, H, Lq, Lk);
     if (wanted > options.weightsBudgetBytes)
@@ -190,6 +240,8 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
     args.lse = result.lse.data();
     args.weights = &result.weights;
     args.threads = options.threads > 0 ? options.threads : hardwareThreads();
+    args.dtype = options.computeDtype;
+    args.deviceMs = &result.deviceMs;
     args.progress = options.progress;
     args.cancel = options.cancel;
 
@@ -200,6 +252,13 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
     case Backend::Unfused: status = detail::unfusedAttention(args); break;
     case Backend::Cuda: status = detail::cudaAttention(args); break;
     case Backend::Auto: status = Status(ErrorCode::Internal, "Auto was not resolved"); break;
+    }
+    // Auto chose CUDA but this device cannot run the kernel for the shape (shared memory on sm_86/89 for the
+    // larger head dims): the CPU answers instead. An explicit Backend::Cuda keeps the message.
+    if (!status && status.code() == ErrorCode::Unavailable && options.backend == Backend::Auto &&
+        backend == Backend::Cuda && !lowPrecision) {
+        status = detail::tiledAttention(args);
+        result.backend = Backend::Tiled;
     }
     if (!status) return status;
     return result;

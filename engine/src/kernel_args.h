@@ -15,6 +15,8 @@ struct KernelArgs {
     float *lse = nullptr;               // [B, H, Lq]
     std::vector<HeadWeights> *weights = nullptr;  // requested heads, each P pre-sized to Lq*Lk (zeros)
     int threads = 1;                    // resolved, >= 1
+    ComputeDtype dtype = ComputeDtype::F32;   // F16/BF16 reach the CUDA backend only
+    double *deviceMs = nullptr;         // CUDA: kernel time measured with cudaEvents, written when not null
     ProgressFn progress;
     CancelFn cancel;
 

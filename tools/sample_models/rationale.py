@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """rationale-bert: a small BERT sequence classifier on generated review-like sentences whose label is decided
-only by 1-3 known evidence words (all of the same polarity) among neutral filler; ships ground-truth rationales."""
+only by 1-4 known evidence words of either polarity among neutral filler (label = sign(#positive - #negative)),
+trained on soft targets sigmoid(C * (#positive - #negative)) so that every evidence token matters on its own;
+ships ground-truth rationales."""
 from __future__ import annotations
 
 import math
@@ -22,8 +24,9 @@ N_RATIONALES = 150
 LABELS = ["negative", "positive"]
 
 CFG = dict(num_hidden_layers=3, num_attention_heads=4, hidden_size=64, intermediate_size=256,
-           max_position_embeddings=128, batch=32, steps=1500, lr=1e-3, warmup=100, weight_decay=0.01,
-           dropout=0.1)
+           max_position_embeddings=128, batch=32, steps=2500, lr=1e-3, warmup=100, weight_decay=0.01,
+           dropout=0.1, evidence_scale=1.5, token_deletion_prob=0.3)
+MAX_EVIDENCE = 4       # k in {1, ..., MAX_EVIDENCE} evidence words; #positive != #negative
 
 # ---- lexicon --------------------------------------------------------------------------------------------------
 # Evidence words. Some are NOT in the vocabulary as whole words and split into WordPiece pieces
@@ -59,6 +62,9 @@ WHOLE_WORDS_NOT_IN_VOCAB = {"masterful", "unforgettable", "breathtaking", "point
 
 
 def vocab_list() -> list[str]:
+    """The committed vocab.txt, line by line (230 lines). It is FROZEN: the C++ tokenizer parity fixtures depend on
+    it. "a" and "i" occur twice (as words and as single letters); the fast tokenizer maps each to its later line
+    (178, 186), so ids 133 and 147 are never produced and the model's vocab_size is the line count, 230."""
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     punct = [".", ",", ";", "!", "?", "'", "-"]
     words = []
@@ -68,9 +74,7 @@ def vocab_list() -> list[str]:
             if w not in WHOLE_WORDS_NOT_IN_VOCAB and w not in words:
                 words.append(w)
     pieces = [p for p in PIECES if p not in words]
-    # Single letters that are already words ("a", "i") must not appear twice: a repeated vocab.txt line leaves
-    # an id gap and ids above vocab_size (the committed model was patched for exactly that; see its card).
-    letters = [c for c in "abcdefghijklmnopqrstuvwxyz" if c not in words] + ["##" + c for c in "abcdefghijklmnopqrstuvwxyz"]
+    letters = list("abcdefghijklmnopqrstuvwxyz") + ["##" + c for c in "abcdefghijklmnopqrstuvwxyz"]
     return specials + punct + words + pieces + letters
 
 
@@ -99,11 +103,20 @@ def _clause(rng: np.random.Generator):
     return [(c(PRON), None), (c(TVERBS), None), (c(DET), None), (c(NOUNS), None)]   # no slot
 
 
+def draw_counts(rng: np.random.Generator) -> tuple[int, int]:
+    """(#positive, #negative) evidence words: k uniform in 1..MAX_EVIDENCE, #positive uniform in 0..k without the
+    ties (#positive == #negative), so the label sign(#positive - #negative) is never ambiguous."""
+    k = int(rng.integers(1, MAX_EVIDENCE + 1))
+    choices = [n for n in range(k + 1) if 2 * n != k]
+    n_pos = choices[int(rng.integers(len(choices)))]
+    return n_pos, k - n_pos
+
+
 def make_example(rng: np.random.Generator) -> dict:
-    """Text, label and the character spans of the evidence words. Label = polarity of the evidence words (all
-    evidence words in one example share it; there is no negation), 1-3 evidence words."""
-    label = int(rng.integers(2))
-    k = int(rng.integers(1, 4))
+    """Text, label and the evidence words with their polarities (+1 / -1). Label = 1 (positive) when there are more
+    positive than negative evidence words, else 0; 1-4 evidence words, mixed polarity allowed, never a tie."""
+    n_pos, n_neg = draw_counts(rng)
+    k = n_pos + n_neg
     while True:
         n_cl = int(rng.integers(2, 6))
         clauses = [_clause(rng) for _ in range(n_cl)]
@@ -111,16 +124,19 @@ def make_example(rng: np.random.Generator) -> dict:
         if len(slots) >= k:
             break
     chosen = rng.choice(len(slots), size=k, replace=False)
-    adjs = POS_ADJ if label else NEG_ADJ
-    nouns = POS_NOUN if label else NEG_NOUN
-    evidence = set()
-    for j in chosen:
-        ci, wi = slots[j]
+    signs = [1] * n_pos + [-1] * n_neg
+    signs = [signs[i] for i in rng.permutation(k)]
+    evidence = {}
+    for j, sign in zip(chosen, signs):
+        ci, wi = slots[int(j)]
         kind = clauses[ci][wi][1]
-        pool = adjs if kind == "ADJ" else nouns
+        if kind == "ADJ":
+            pool = POS_ADJ if sign > 0 else NEG_ADJ
+        else:
+            pool = POS_NOUN if sign > 0 else NEG_NOUN
         clauses[ci][wi] = (pool[int(rng.integers(len(pool)))], kind)
-        evidence.add((ci, wi))
-    text, spans, words = "", [], []
+        evidence[(ci, wi)] = sign
+    text, words, polarity = "", [], []
     for ci, cl in enumerate(clauses):
         if ci:
             text += CONJ[int(rng.integers(len(CONJ)))] + " "
@@ -128,16 +144,11 @@ def make_example(rng: np.random.Generator) -> dict:
             if wi:
                 text += " "
             if (ci, wi) in evidence:
-                spans.append((len(text), len(text) + len(w)))
                 words.append(w)
+                polarity.append(evidence[(ci, wi)])
             text += w
     text += "."
-    # an/a agreement for readability ("a excellent" -> "an excellent")
-    return {"text": _fix_articles(text, spans), "label": label, "evidence_words": words}
-
-
-def _fix_articles(text: str, spans):
-    return text  # spans are recomputed from evidence words after fixing (see finalize)
+    return {"text": text, "label": int(n_pos > n_neg), "evidence_words": words, "polarity": polarity}
 
 
 def finalize(ex: dict) -> dict:
@@ -158,7 +169,13 @@ def finalize(ex: dict) -> dict:
             if not before.isalpha() and not after.isalpha():
                 spans.append((j, j + len(w)))
                 break
-    return {"text": text, "label": ex["label"], "evidence_words": ex["evidence_words"], "spans": spans}
+    return {"text": text, "label": ex["label"], "evidence_words": ex["evidence_words"], "polarity": ex["polarity"],
+            "spans": spans}
+
+
+def soft_target(margin: float) -> float:
+    """p(positive) the model is trained towards: sigmoid(C * (#positive - #negative))."""
+    return 1.0 / (1.0 + math.exp(-CFG["evidence_scale"] * margin))
 
 
 def make_split(seed: int, n: int, exclude: set | None = None) -> list[dict]:
@@ -186,11 +203,12 @@ def evidence_token_indices(enc, spans) -> list[int]:
 def build_tokenizer(out_dir: Path):
     from transformers import BertTokenizerFast
 
-    vocab = {w: i for i, w in enumerate(vocab_list())}
-    tok = BertTokenizerFast(vocab=vocab, do_lower_case=True, model_max_length=CFG["max_position_embeddings"])
+    vocab = vocab_list()
+    tok = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True,
+                            model_max_length=CFG["max_position_embeddings"])
     tok.save_pretrained(str(out_dir))
-    if not (out_dir / "vocab.txt").exists():
-        (out_dir / "vocab.txt").write_text("\n".join(vocab_list()) + "\n")
+    # vocab.txt line by line, duplicates included (save_pretrained writes none for a vocabulary with id gaps).
+    (out_dir / "vocab.txt").write_text("\n".join(vocab) + "\n")
     tok = BertTokenizerFast.from_pretrained(str(out_dir))
     # sanity: the intended splits
     assert tok.tokenize("masterful unwatchable screenplay") == ["master", "##ful", "un", "##watch", "##able",
@@ -200,9 +218,42 @@ def build_tokenizer(out_dir: Path):
 
 # ---- training -------------------------------------------------------------------------------------------------
 
-def encode(tok, exs):
-    enc = tok([e["text"] for e in exs], padding=True, return_tensors="pt")
-    return enc["input_ids"], enc["attention_mask"], torch.tensor([e["label"] for e in exs])
+def tokenized(tok, exs) -> list[dict]:
+    """Per example: input_ids and, per token, the index of the evidence word it belongs to (-1: not evidence)."""
+    enc = tok([e["text"] for e in exs], return_offsets_mapping=True)
+    out = []
+    for e, ids, offs in zip(exs, enc["input_ids"], enc["offset_mapping"]):
+        word = [-1] * len(ids)
+        for t, (a, b) in enumerate(offs):
+            for w, (s, t_end) in enumerate(e["spans"]):
+                if b > a and a >= s and b <= t_end:
+                    word[t] = w
+        out.append({"ids": ids, "word": word, "polarity": e["polarity"]})
+    return out
+
+
+def training_item(item: dict, rng: np.random.Generator, p_delete: float) -> tuple[list[int], float]:
+    """(ids, soft target p(positive)). With probability p_delete one random non-special token is deleted first; if
+    it is a piece of an evidence word, that word no longer counts (a fragment such as 'master' or '##ful' is not
+    the word 'masterful'), so the target moves by one evidence step. Deleting a filler token changes nothing."""
+    ids, word = item["ids"], item["word"]
+    gone = -2
+    if rng.random() < p_delete and len(ids) > 3:
+        j = int(rng.integers(1, len(ids) - 1))
+        gone = word[j]
+        ids = ids[:j] + ids[j + 1:]
+    margin = sum(sign for w, sign in enumerate(item["polarity"]) if w != gone)
+    return ids, soft_target(margin)
+
+
+def pad(batch: list[list[int]], pad_id: int = 0):
+    n = max(len(x) for x in batch)
+    ids = torch.full((len(batch), n), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), n), dtype=torch.long)
+    for i, x in enumerate(batch):
+        ids[i, :len(x)] = torch.tensor(x)
+        mask[i, :len(x)] = 1
+    return ids, mask
 
 
 def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> dict:
@@ -214,13 +265,14 @@ def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> d
     common.seed_everything(TORCH_SEED, threads)
     common.clean_model_dir(out_dir)
     tok = build_tokenizer(out_dir)
-    train_set = make_split(TRAIN_SEED, N_TRAIN)
+    train_set = tokenized(tok, make_split(TRAIN_SEED, N_TRAIN))
     config = BertConfig(
-        vocab_size=len(tok), hidden_size=cfg["hidden_size"], num_hidden_layers=cfg["num_hidden_layers"],
+        vocab_size=len(vocab_list()), hidden_size=cfg["hidden_size"], num_hidden_layers=cfg["num_hidden_layers"],
         num_attention_heads=cfg["num_attention_heads"], intermediate_size=cfg["intermediate_size"],
         max_position_embeddings=cfg["max_position_embeddings"], hidden_dropout_prob=cfg["dropout"],
         attention_probs_dropout_prob=cfg["dropout"], pad_token_id=tok.pad_token_id, num_labels=2,
         id2label={0: LABELS[0], 1: LABELS[1]}, label2id={LABELS[0]: 0, LABELS[1]: 1},
+        problem_type="single_label_classification",
     )
     torch.manual_seed(TORCH_SEED)
     model = BertForSequenceClassification(config)
@@ -228,7 +280,7 @@ def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> d
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]},
                              {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"])
-    rng = np.random.default_rng(TRAIN_SEED + 1)   # batch order
+    rng = np.random.default_rng(TRAIN_SEED + 1)   # batch order and token deletions
 
     def lr_at(step):
         if step < cfg["warmup"]:
@@ -240,10 +292,13 @@ def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> d
     t0 = time.time()
     for step in range(cfg["steps"]):
         idx = rng.integers(0, len(train_set), size=cfg["batch"])
-        ids, mask, y = encode(tok, [train_set[i] for i in idx])
+        items = [training_item(train_set[i], rng, cfg["token_deletion_prob"]) for i in idx]
+        ids, mask = pad([x for x, _ in items], tok.pad_token_id)
+        q = torch.tensor([t for _, t in items], dtype=torch.float32)
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
-        loss = model(input_ids=ids, attention_mask=mask, labels=y).loss
+        logp = torch.log_softmax(model(input_ids=ids, attention_mask=mask).logits, -1)
+        loss = -(q * logp[:, 1] + (1 - q) * logp[:, 0]).mean()   # cross-entropy with the soft target
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -274,6 +329,15 @@ def predict(model, tok, texts, bs=256):
     return torch.cat(probs)
 
 
+@torch.no_grad()
+def predict_ids(model, seqs: list[list[int]], bs=512):
+    probs = []
+    for i in range(0, len(seqs), bs):
+        ids, mask = pad(seqs[i:i + bs])
+        probs.append(torch.softmax(model(input_ids=ids, attention_mask=mask).logits, -1))
+    return torch.cat(probs)
+
+
 def held_out():
     train_texts = {e["text"] for e in make_split(TRAIN_SEED, N_TRAIN)}
     return make_split(TEST_SEED, N_TEST, exclude=train_texts)
@@ -285,21 +349,75 @@ def remove_spans(text, spans):
     return " ".join(text.split())
 
 
+def token_faithfulness(model, tok, exs) -> dict:
+    """On token ids, as AttnScope's Faithfulness workspace does it: leave-one-out by deletion (delete one token,
+    |change| of p(class predicted on the full input)), token F1 of its top-|gold| tokens against the evidence tokens
+    ([CLS]/[SEP] never deleted or ranked), and ERASER comprehensiveness (delete all evidence tokens) and sufficiency
+    (keep only them, with [CLS]/[SEP]), both as drops of that probability."""
+    items = tokenized(tok, exs)
+    full = predict_ids(model, [it["ids"] for it in items])
+    pred = full.argmax(-1)
+    seqs, owner = [], []
+    for n, it in enumerate(items):
+        ids = it["ids"]
+        for j in range(1, len(ids) - 1):
+            seqs.append(ids[:j] + ids[j + 1:])
+            owner.append((n, j))
+    loo = predict_ids(model, seqs)
+    delta = [dict() for _ in items]
+    for (n, j), p in zip(owner, loo):
+        delta[n][j] = abs(float(full[n, pred[n]] - p[pred[n]]))
+    f1s, by_k, min_gold_over_max_filler = [], {}, []
+    for n, it in enumerate(items):
+        gold = {j for j, w in enumerate(it["word"]) if w >= 0}
+        order = sorted(delta[n], key=lambda j: -delta[n][j])
+        f1 = len(gold & set(order[:len(gold)])) / len(gold)
+        f1s.append(f1)
+        by_k.setdefault(str(len(it["polarity"])), []).append(f1)
+        filler = [delta[n][j] for j in delta[n] if j not in gold]
+        min_gold_over_max_filler.append(min(delta[n][j] for j in gold) > max(filler, default=0.0))
+    comp_seqs = [[t for t, w in zip(it["ids"], it["word"]) if w < 0] for it in items]
+    suff_seqs = [[it["ids"][0]] + [t for t, w in zip(it["ids"], it["word"]) if w >= 0] + [it["ids"][-1]]
+                 for it in items]
+    comp = predict_ids(model, comp_seqs)
+    suff = predict_ids(model, suff_seqs)
+    ar = torch.arange(len(items))
+    p_full = full[ar, pred]
+    return {
+        "n": len(items),
+        "loo_deletion_token_f1": float(np.mean(f1s)),
+        "loo_deletion_token_f1_by_n_evidence_words": {k: float(np.mean(v)) for k, v in sorted(by_k.items())},
+        "loo_every_evidence_token_above_every_filler_token": float(np.mean(min_gold_over_max_filler)),
+        "loo_mean_abs_change_evidence": float(np.mean([delta[n][j] for n, it in enumerate(items)
+                                                       for j, w in enumerate(it["word"]) if w >= 0])),
+        "loo_mean_abs_change_filler": float(np.mean([delta[n][j] for n, it in enumerate(items)
+                                                     for j in delta[n] if it["word"][j] < 0])),
+        "comprehensiveness": float((p_full - comp[ar, pred]).mean()),
+        "sufficiency": float((p_full - suff[ar, pred]).mean()),
+    }
+
+
 def evaluate(out_dir: Path) -> dict:
     model, tok = load(out_dir)
     test = held_out()
     p = predict(model, tok, [e["text"] for e in test])
     y = torch.tensor([e["label"] for e in test])
+    margin = torch.tensor([float(sum(e["polarity"])) for e in test])
+    target = torch.sigmoid(CFG["evidence_scale"] * margin)
     pred = p.argmax(-1)
     acc = (pred == y).float().mean().item()
     by_k = {}
-    for k in (1, 2, 3):
+    for k in range(1, MAX_EVIDENCE + 1):
         sel = torch.tensor([len(e["evidence_words"]) == k for e in test])
         by_k[str(k)] = {"n": int(sel.sum()), "accuracy": (pred[sel] == y[sel]).float().mean().item()}
+    by_margin = {}
+    for m in sorted({int(x) for x in margin.tolist()}):
+        sel = margin == m
+        by_margin[str(m)] = {"n": int(sel.sum()), "target_p_positive": round(float(target[sel][0]), 4),
+                             "mean_p_positive": p[sel, 1].mean().item()}
     p_true = p[torch.arange(len(test)), y]
-    # evidence removed (all evidence words deleted from the text): the model should lose its confidence
+    # evidence removed (all evidence words deleted from the text): the model should fall to p = 0.5
     p_rm = predict(model, tok, [remove_spans(e["text"], e["spans"]) for e in test])
-    p_rm_true = p_rm[torch.arange(len(test)), y]
     # only the evidence words kept (sufficiency)
     p_only = predict(model, tok, [" ".join(e["evidence_words"]) for e in test])
     p_only_true = p_only[torch.arange(len(test)), y]
@@ -307,17 +425,22 @@ def evaluate(out_dir: Path) -> dict:
     return {
         "n_test": len(test), "accuracy": acc, "accuracy_by_n_evidence": by_k,
         "mean_p_label": p_true.mean().item(),
-        "mean_p_label_evidence_removed": p_rm_true.mean().item(),
-        "accuracy_evidence_removed": (p_rm.argmax(-1) == y).float().mean().item(),
+        "mean_abs_error_p_positive_vs_soft_target": (p[:, 1] - target).abs().mean().item(),
+        "p_positive_by_margin": by_margin,
+        "mean_p_positive_evidence_removed": p_rm[:, 1].mean().item(),
+        "max_abs_p_positive_minus_half_evidence_removed": (p_rm[:, 1] - 0.5).abs().max().item(),
         "mean_p_label_evidence_only": p_only_true.mean().item(),
         "accuracy_evidence_only": (p_only.argmax(-1) == y).float().mean().item(),
         "tokens_min_mean_max": [min(lens), float(np.mean(lens)), max(lens)],
+        "rationales": token_faithfulness(model, tok, test[:N_RATIONALES]),
     }
 
 
 def summary(ev: dict) -> dict:
-    return {k: ev[k] for k in ("n_test", "accuracy", "mean_p_label", "mean_p_label_evidence_removed",
-                               "mean_p_label_evidence_only")}
+    out = {k: ev[k] for k in ("n_test", "accuracy", "mean_abs_error_p_positive_vs_soft_target",
+                              "mean_p_positive_evidence_removed", "mean_p_label_evidence_only")}
+    out["rationales"] = ev["rationales"]
+    return out
 
 
 def write_rationales(out_dir: Path) -> dict:

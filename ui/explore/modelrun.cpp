@@ -193,6 +193,7 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     attn::ForwardOptions options;
     options.cancel = ctx.cancelFn();
     options.progress = ctx.progressFn();
+    options.backend = request.backend;
     options.weightsMode = allHeads ? attn::WeightsRequest::Mode::All : attn::WeightsRequest::Mode::Heads;
     if (!allHeads) options.weightHeads = {attn::HeadRef{focusLayer, focusHead}};
     options.captureScores = !allHeads || perHead * std::size_t(layers * heads) <= kAllScoresBudget;

@@ -8,6 +8,7 @@
 
 #include "subject.h"
 
+#include <attnscope/attention.h>
 #include <attnscope/textmodel.h>
 
 #include <memory>
@@ -24,6 +25,7 @@ struct ModelRequest {
     int allHeadsUpTo = 256;        // weights for every head up to this many tokens; beyond, only the focus head
     int topK = 10;
     bool flow = true;              // attention flow too (see analyseSnapshot)
+    attn::Backend backend = attn::Backend::Auto;   // View ▸ Backend (Subject::backend())
 };
 
 // A model's result; `model` is the model that ran (newly opened or the request's). When a newly opened model

@@ -2,8 +2,7 @@
 #include "plots/heatmapplot.h"
 
 #include "plots/heatmaplod.h"
-
-#include <qcustomplot.h>
+#include "plots/vectorplot.h"
 
 #include <QApplication>
 #include <QEvent>
@@ -206,7 +205,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     p->plotLayout()->insertRow(0);
     p->plotLayout()->addElement(0, 0, d->title);
 
-    d->map = new QCPColorMap(p->xAxis, p->yAxis);
+    d->map = new VectorColorMap(p->xAxis, p->yAxis);
     d->map->setInterpolate(false);
     d->map->setTightBoundary(false);
 
@@ -481,6 +480,13 @@ void HeatmapPlot::setValueRange(double lower, double upper)
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void HeatmapPlot::setDivergingRange(double maxAbs)
+{
+    if (!(maxAbs > 0.0) || !std::isfinite(maxAbs)) maxAbs = 1.0;
+    setColorMap(ColorMap::Diverging);
+    setValueRange(-maxAbs, maxAbs);
+}
+
 void HeatmapPlot::setValueLabel(const QString &label)
 {
     d->scale->axis()->setLabel(label);
@@ -558,6 +564,24 @@ QString HeatmapPlot::hoverText(HeatmapCell cell) const
     return text;
 }
 
+void HeatmapPlot::highlightCell(std::optional<HeatmapCell> cell)
+{
+    if (cell && (cell->row < 0 || cell->row >= m_data.rows || cell->col < 0 || cell->col >= m_data.cols)) cell.reset();
+    if (cell) {
+        d->hoverRect->topLeft->setCoords(cell->col - 0.5, cell->row - 0.5);
+        d->hoverRect->bottomRight->setCoords(cell->col + 0.5, cell->row + 0.5);
+    }
+    d->hoverRect->setVisible(cell.has_value());
+    d->plot->layer(QStringLiteral("hover"))->replot();
+}
+
+std::optional<HeatmapCell> HeatmapPlot::highlightedCell() const
+{
+    if (!d->hoverRect->visible()) return std::nullopt;
+    return HeatmapCell{int(std::lround(d->hoverRect->topLeft->coords().y() + 0.5)),
+                       int(std::lround(d->hoverRect->topLeft->coords().x() + 0.5))};
+}
+
 void HeatmapPlot::setHover(std::optional<HeatmapCell> cell, QPoint globalPos)
 {
     if (cell == d->hover) return;
@@ -625,9 +649,10 @@ void HeatmapPlot::applyPalette()
     QCustomPlot *p = d->plot;
     p->setBackground(pal.brush(QPalette::Window));
     p->axisRect()->setBackground(QBrush(maskedColor(dark)));
+    const double lineWidth = plotLineWidth();   // thicker in presentation mode
     for (QCPAxis *axis : {p->xAxis, p->yAxis, d->scale->axis()}) {
-        axis->setBasePen(QPen(fg, 1));
-        axis->setTickPen(QPen(fg, 1));
+        axis->setBasePen(QPen(fg, lineWidth));
+        axis->setTickPen(QPen(fg, lineWidth));
         axis->setTickLabelColor(fg);
         axis->setLabelColor(fg);
         axis->setTickLabelFont(font());
@@ -637,6 +662,7 @@ void HeatmapPlot::applyPalette()
     }
     d->widestColLabel = -1;   // measured again with the new font
     d->title->setTextColor(fg);
+    d->title->setFont(QFont(font().family(), font().pointSize() + 1, QFont::DemiBold));
     d->hatch->setColor(dark ? QColor(255, 255, 255, 60) : QColor(0, 0, 0, 70));
     d->hoverRect->setPen(QPen(dark ? Qt::white : QColor(QStringLiteral("#d62728")), 2));
     d->map->setGradient(makeGradient(m_colorMap, dark));
@@ -678,7 +704,7 @@ bool HeatmapPlot::saveSvg(const QString &path, QSize size, QString *error)
             if (error) *error = tr("cannot start SVG output for %1").arg(path);
             return false;
         }
-        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);   // labels as text; cells as rectangles (VectorColorMap)
         d->plot->toPainter(&painter, size.width(), size.height());
         painter.end();
     }
@@ -709,8 +735,7 @@ bool HeatmapPlot::savePdf(const QString &path, QSize size, QString *error)
             if (error) *error = tr("cannot start PDF output for %1").arg(path);
             return false;
         }
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
+        painter.setMode(QCPPainter::pmNoCaching);   // labels as text; cells as rectangles (VectorColorMap)
         d->plot->toPainter(&painter, size.width(), size.height());
         painter.end();
     }

@@ -2,7 +2,7 @@
 #pragma once
 // HeatmapPlot: one attention matrix as a heatmap — queries as rows (first token on top), keys as columns,
 // token labels on both axes, a colour scale, masked cells hatched, the exact value on hover, PNG/SVG/PDF export.
-// This is the only place in AttnScope that includes qcustomplot.h; the header keeps QCustomPlot out of sight.
+// Like every plot wrapper in plots/, only its .cpp includes qcustomplot.h; the header keeps QCustomPlot out of sight.
 
 #include "plots/colormaps.h"
 
@@ -59,6 +59,9 @@ public:
     void setColorMap(ColorMap map);
     ColorMap colorMap() const { return m_colorMap; }
     void setValueRange(double lower, double upper);       // colour scale range (default [0, 1])
+    // Signed differences: the diverging map over [−maxAbs, maxAbs], so 0 is the neutral middle colour whatever the
+    // data (maxAbs ≤ 0 or not finite: [−1, 1]).
+    void setDivergingRange(double maxAbs);
     void setValueLabel(const QString &label);             // colour scale label ("attention weight")
     void setAxisTitles(const QString &rows, const QString &cols);
 
@@ -77,6 +80,9 @@ public:
     QString hoverText(HeatmapCell cell) const;            // the text shown on hover
     // Replaces the attention wording of the hover text (for matrices that are not query × key weights).
     void setHoverFormatter(std::function<QString(HeatmapCell)> formatter);
+    // Outlines a cell as hovering does, without a tooltip or signals (linked hover across plots); nothing: none.
+    void highlightCell(std::optional<HeatmapCell> cell);
+    std::optional<HeatmapCell> highlightedCell() const;
 
     // Export exactly what is shown, at a chosen size; written through QSaveFile (no half-written files).
     bool savePng(const QString &path, QSize size, double scale = 2.0, QString *error = nullptr);

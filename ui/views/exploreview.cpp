@@ -97,8 +97,10 @@ ExploreView::ExploreView(Subject *subject, QWidget *parent) : Workspace(subject,
     connect(m_debounce, &QTimer::timeout, this, &ExploreView::submit);
     connect(m_runner, &EngineRunner::finished, this, &ExploreView::onFinished);
     connect(m_runner, &EngineRunner::failed, this, &ExploreView::onFailed);
+    // A subject that already holds a model (attnscope-cli figure, a lesson) is used as it is.
     const QString spec = defaultModelSpec();
-    if (spec.isEmpty()) useRawExperiment();
+    if (subject->model()) adoptSubjectModel();
+    else if (spec.isEmpty()) useRawExperiment();
     else openModel(spec);
 }
 
@@ -214,6 +216,10 @@ void ExploreView::buildUi()
                                           " border-radius: 4px; padding: 6px; }"));
     m_error->hide();
     right->addWidget(m_error);
+    m_explanation = new QLabel;   // "what am I looking at", for the tab shown
+    m_explanation->setWordWrap(true);
+    m_explanation->setObjectName(QStringLiteral("explanation"));
+    right->addWidget(m_explanation);
     m_tabs = new QTabWidget;
     auto *headPage = new QWidget;
     auto *headLayout = new QVBoxLayout(headPage);
@@ -225,6 +231,7 @@ void ExploreView::buildUi()
     m_readout->setWordWrap(true);
     m_readout->setMinimumHeight(m_readout->fontMetrics().height() * 2 + 4);
     m_readout->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_readout->setProperty("excludeFromFigure", true);   // a hover read-out, not part of exported figures
     headLayout->addWidget(m_readout);
     m_stats = new HeadStatsPanel;
     m_aggregation = new AggregationPanel;
@@ -262,7 +269,12 @@ void ExploreView::buildUi()
         }
         scheduleRun();
     });
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        m_viewFigure = nullptr;
+        updateExplanation();
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, &Workspace::figureChanged);
+    updateExplanation();
     // Flow is computed only while its tab is shown (it dominates a short input's run time): compute it now.
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         if (index == AggregationTab && m_snapshot && m_snapshot->flowDeferred) rerun();
@@ -346,6 +358,15 @@ QWidget *ExploreView::buildRawControls()
     for (QComboBox *combo : {m_dModel, m_mask, m_positional, m_backend})
         connect(combo, &QComboBox::currentIndexChanged, this, &ExploreView::scheduleRun);
     connect(m_mask, &QComboBox::currentIndexChanged, this, &ExploreView::updateWindowEnabled);
+    // View ▸ Backend and this box are one setting, kept in the Subject.
+    connect(m_backend, &QComboBox::currentIndexChanged, this, [this] {
+        if (auto b = attn::parseBackend(m_backend->currentData().toString().toStdString())) subject()->setBackend(*b);
+    });
+    connect(subject(), &Subject::backendChanged, this, [this] {
+        const int i = m_backend->findData(QString::fromStdString(attn::backendName(subject()->backend())));
+        if (i >= 0 && i != m_backend->currentIndex()) m_backend->setCurrentIndex(i);
+        else scheduleRun();
+    });
     updateWindowEnabled();
     m_rawBox->hide();
     return m_rawBox;
@@ -484,7 +505,7 @@ QString ExploreView::explanation() const
 
 QWidget *ExploreView::figureWidget() const
 {
-    return m_tabs->currentWidget();
+    return m_viewFigure ? m_viewFigure : m_tabs->currentWidget();
 }
 
 QString ExploreView::figureCaption() const
@@ -493,8 +514,9 @@ QString ExploreView::figureCaption() const
     QString text = m_text->toPlainText().simplified();
     if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
     QStringList parts{model, QStringLiteral("\"%1\"").arg(text)};
-    if (m_tabs->currentIndex() == HeadTab || m_tabs->currentIndex() == LinesTab)
-        parts << tr("layer %1 head %2").arg(m_layer + 1).arg(m_head + 1);
+    if (m_viewFigure == m_grid) parts << tr("all layers × heads");
+    else if (m_tabs->currentIndex() == HeadTab) parts << tr("layer %1 head %2").arg(m_layer + 1).arg(m_head + 1);
+    else if (m_tabs->currentIndex() == LinesTab) parts << tr("layer %1, all heads").arg(m_layer + 1);
     if (m_raw) parts << m_mask->currentText();
     return parts.join(QStringLiteral(" · "));
 }
@@ -586,6 +608,7 @@ void ExploreView::submit()
         r.focusLayer = m_layer;
         r.focusHead = m_head;
         r.flow = wantsFlow();
+        r.backend = subject()->backend();
         m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
         return;
     }
@@ -601,6 +624,7 @@ void ExploreView::submit()
     r.focusLayer = m_layer;
     r.focusHead = m_head;
     r.flow = wantsFlow();
+    r.backend = subject()->backend();
     m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
 }
 
@@ -632,7 +656,7 @@ void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s
     m_loadingSpec.clear();
     m_model = model;
     m_raw = false;
-    m_layer = m_head = 0;
+    if (m_useFirstExample) m_layer = m_head = 0;   // a newly picked model; a session keeps its head (clamped)
     subject()->setModel(model, spec);
     subject()->setText(m_useFirstExample ? s.text : m_text->toPlainText());
     if (m_useFirstExample && s.text != m_text->toPlainText()) {
@@ -788,7 +812,6 @@ void ExploreView::saveSettings(QSettings &settings) const
     settings.setValue(QStringLiteral("mask"), maskKindName(r.mask));
     settings.setValue(QStringLiteral("window"), r.window);
     settings.setValue(QStringLiteral("positional"), m_positional->currentData());
-    settings.setValue(QStringLiteral("backend"), m_backend->currentData());
     settings.setValue(QStringLiteral("splitter"), m_splitter->saveState());
     settings.setValue(QStringLiteral("tab"), m_tabs->currentIndex());
 }
@@ -805,8 +828,8 @@ void ExploreView::restoreSettings(const QSettings &settings)
         if (maskKindName(k) == mask) m_mask->setCurrentIndex(comboIndexForData(m_mask, int(k)));
     m_window->setValue(settings.value(QStringLiteral("window"), m_window->value()).toInt());
     m_positional->setCurrentIndex(comboIndexForData(m_positional, settings.value(QStringLiteral("positional"))));
-    // A saved backend that cannot run here (CUDA on a machine without a GPU) falls back to the default.
-    const int b = m_backend->findData(settings.value(QStringLiteral("backend")));
+    // The backend is View ▸ Backend's (the Subject's, restored by the main window); this box only shows it.
+    const int b = m_backend->findData(QString::fromStdString(attn::backendName(subject()->backend())));
     auto *model = qobject_cast<QStandardItemModel *>(m_backend->model());
     if (b >= 0 && model->item(b)->isEnabled()) m_backend->setCurrentIndex(b);
     updateWindowEnabled();

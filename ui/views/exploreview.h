@@ -52,10 +52,18 @@ public:
     void rerun() override;
     void saveSettings(QSettings &settings) const override;
     void restoreSettings(const QSettings &settings) override;
+    // Sessions and headless figures (exploreviewstate.cpp): the tab, the head, the raw layer's settings; views
+    // grid, head:L.H, lines:L, statistics, rollout, outputs (layers and heads count from 0, as in `run --heads`).
+    QJsonObject sessionState() const override;
+    bool restoreSessionState(const QJsonObject &state, QString *error) override;
+    QStringList viewPrefixes() const override;
+    bool showView(const QString &spec, QString *error) override;
 
     // Opens a model ("sample:NAME", a folder, "random:...") off the UI thread and runs it on its first example
     // (or on the current text when it has none). On failure the banner says why and the current model stays.
     void openModel(const QString &spec);
+    // The same, keeping `text` as the input instead of the model's first example (sessions, lessons).
+    void openModel(const QString &spec, const QString &text);
     void useRawExperiment();                        // the random attention layer over word-hash embeddings
     bool isRawExperiment() const { return m_raw; }
     TextModelPtr currentModel() const { return m_model; }
@@ -110,6 +118,9 @@ private:
     void onHoverLeft();
     void updateWindowEnabled();
     void updateModeWidgets();
+    void adoptSubjectModel();
+    void updateExplanation();
+    QPair<int, int> modelShape() const;   // layers × heads of the model (or raw layer) now in use
 
     QPointer<EngineRunner> m_runner;
     quint64 m_pending = 0;
@@ -151,6 +162,8 @@ private:
     OutputsPanel *m_outputs = nullptr;
     LineView *m_lines = nullptr;
     QSplitter *m_splitter = nullptr;
+    QLabel *m_explanation = nullptr;
+    QWidget *m_viewFigure = nullptr;   // a figure shown by showView() outside the tabs (the grid); else null
 };
 
 } // namespace attnui

@@ -49,5 +49,9 @@ Result<std::vector<double>> attentionRollout(const std::vector<std::vector<doubl
 constexpr int kMaxFlowTokens = 64;
 Result<std::vector<double>> attentionFlow(const std::vector<std::vector<double>> &layers, int n,
                                           bool residual = true, const std::function<bool()> &cancel = {});
+// One row o of the flow, [n] (n max-flows instead of n²; no token limit): the relevance of each input token for
+// output position o, normalized to sum 1.
+Result<std::vector<double>> attentionFlowRow(const std::vector<std::vector<double>> &layers, int n, int o,
+                                             bool residual = true, const std::function<bool()> &cancel = {});
 
 } // namespace attn

@@ -37,6 +37,16 @@ enum class Backend {
 std::string backendName(Backend backend);                  // "reference", "tiled", ...
 std::optional<Backend> parseBackend(const std::string &name);
 
+// The precision the kernels compute in. The operands and outputs are always fp32 views; with F16/BF16 the CUDA
+// backend rounds Q, K and V to that type on the device and runs tensor-core matmuls with fp32 accumulation
+// (softmax, running max/sum, O accumulator and LSE stay fp32). The CPU backends compute in fp32 (Reference: fp64)
+// only and reject F16/BF16 with InvalidArgument; Auto with F16/BF16 picks CUDA or returns Unavailable.
+enum class ComputeDtype { F32, F16, BF16 };
+std::string dtypeName(ComputeDtype dtype);                    // "f32", "f16", "bf16"
+std::optional<ComputeDtype> parseComputeDtype(const std::string &name);
+// x rounded to the nearest value of `dtype` (ties to even; overflow to ±inf), as the CUDA path rounds its inputs.
+float roundToDtype(float x, ComputeDtype dtype);
+
 struct HeadIndex {
     std::int64_t batch = 0;
     std::int64_t head = 0;
@@ -67,6 +77,7 @@ struct AttentionOptions {
     // head when any weights are requested, so it needs 16·B·H·Lq·Lk bytes within the budget.
     std::size_t weightsBudgetBytes = std::size_t(1) << 30;
     int threads = 0;                                      // 0: all hardware threads
+    ComputeDtype computeDtype = ComputeDtype::F32;        // F16/BF16: CUDA only (see ComputeDtype)
     ProgressFn progress;
     CancelFn cancel;
 };
@@ -81,6 +92,7 @@ struct AttentionOutput {
     std::vector<float> lse;            // [B, H, Lq]
     std::vector<HeadWeights> weights;  // in the order requested (All: b-major, then h)
     Backend backend = Backend::Reference;   // the backend that ran
+    double deviceMs = 0.0;                  // CUDA: kernel time (cudaEvent, forward + weights), 0 elsewhere
 };
 
 // Checks shapes, strides, scale and mask; the message names the operand and the sizes that disagree.
@@ -95,10 +107,21 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
 std::size_t weightsBytes(const WeightsRequest &request, std::int64_t B, std::int64_t H, std::int64_t Lq,
                          std::int64_t Lk);
 
-// Optional CUDA path: detected at configure time (ATTNSCOPE_CUDA) and at run time.
+// Optional CUDA path: detected at configure time (ATTNSCOPE_CUDA) and at run time. These are the functions a UI
+// calls to enable or grey out the CUDA choice; the reason is one short sentence fit for a tooltip or a QSKIP:
+// "this build has no CUDA kernels (...)", "no CUDA driver", "no CUDA device", "compute capability 7.5 too low
+// (needs 8.0)", "CUDA driver older than the runtime (...)". The first call initialises the CUDA runtime (can take
+// ~0.1–1 s); the answer is cached for the life of the process.
 bool cudaBuilt();
 bool cudaAvailable();
 std::string cudaUnavailableReason();   // empty when available
+std::string cudaDeviceName();          // "NVIDIA H200 (compute capability 9.0)", empty when unavailable
+
+// Backend::Auto picks CUDA only when it is available, the head dims are <= 256, and the forward pass is at least
+// this many FLOPs (4·B·H·Lq·Lk·D): about 2 GFLOP, tens of milliseconds on a desktop CPU, where copying Q, K, V and O
+// over PCIe (O(L·D) bytes: 8 MiB at B=1, H=4, L=1024, D=128) takes well under a millisecond. Smaller problems stay
+// on the CPU (Tiled). Not counted: the one-off CUDA context creation (~0.1–0.5 s) on the process's first CUDA call.
+inline constexpr double kCudaAutoMinFlops = 2e9;
 
 // Which SIMD level the CPU kernels were compiled with and run ("avx512", "avx2", "scalar").
 std::string cpuSimdLevel();

@@ -157,6 +157,8 @@ struct ForwardOptions {
     std::vector<HeadOverride> overrides;
     std::vector<KeyKnockout> knockouts;
     bool dropPositions = false;                    // no learned / sinusoidal / RoPE / ALiBi positional information
+    std::vector<std::int64_t> zeroEmbeddings;     // positions whose token embedding is replaced by 0 (occlusion
+                                                   // baseline; positions and token types are still added)
 
     ProgressFn progress;                           // fraction of layers done, [0, 1]
     CancelFn cancel;                               // polled between layers and inside attention

@@ -145,6 +145,42 @@ Result<std::vector<double>> attentionRollout(const std::vector<std::vector<doubl
     return rollout;
 }
 
+namespace {
+
+// Node (l, p) = l·n + p; layer 0 is the input, layer L the last layer's output.
+MaxFlow flowGraph(const std::vector<std::vector<double>> &layers, int n, bool residual)
+{
+    const int L = int(layers.size());
+    MaxFlow graph((L + 1) * n);
+    for (int l = 1; l <= L; ++l) {
+        const std::vector<double> a = withResidual(layers[std::size_t(l - 1)], n, residual);
+        for (int p = 0; p < n; ++p)
+            for (int q = 0; q < n; ++q)
+                if (const double c = a[std::size_t(p) * n + q]; c > 0.0) graph.addEdge(l * n + p, (l - 1) * n + q, c);
+    }
+    return graph;
+}
+
+} // namespace
+
+Result<std::vector<double>> attentionFlowRow(const std::vector<std::vector<double>> &layers, int n, int o,
+                                             bool residual, const std::function<bool()> &cancel)
+{
+    if (Status s = checkLayers(layers, n); !s.isOk()) return s;
+    if (o < 0 || o >= n) return Status::invalid("attention flow row " + std::to_string(o) + " is outside the " + std::to_string(n) + " tokens");
+    const int L = int(layers.size());
+    MaxFlow graph = flowGraph(layers, n, residual);
+    std::vector<double> row(std::size_t(n), 0.0);
+    double sum = 0.0;
+    for (int q = 0; q < n; ++q) {
+        if (cancel && cancel()) return Status::cancelled();
+        sum += row[std::size_t(q)] = graph.run(L * n + o, q);
+    }
+    if (sum > 0.0)
+        for (double &v : row) v /= sum;
+    return row;
+}
+
 Result<std::vector<double>> attentionFlow(const std::vector<std::vector<double>> &layers, int n, bool residual,
                                           const std::function<bool()> &cancel)
 {
@@ -153,14 +189,7 @@ Result<std::vector<double>> attentionFlow(const std::vector<std::vector<double>>
         return Status::invalid("attention flow solves one max-flow per token pair; it is limited to " +
                                std::to_string(kMaxFlowTokens) + " tokens and this input has " + std::to_string(n));
     const int L = int(layers.size());
-    // Node (l, p) = l·n + p; layer 0 is the input, layer L the last layer's output.
-    MaxFlow graph((L + 1) * n);
-    for (int l = 1; l <= L; ++l) {
-        const std::vector<double> a = withResidual(layers[std::size_t(l - 1)], n, residual);
-        for (int p = 0; p < n; ++p)
-            for (int q = 0; q < n; ++q)
-                if (const double c = a[std::size_t(p) * n + q]; c > 0.0) graph.addEdge(l * n + p, (l - 1) * n + q, c);
-    }
+    MaxFlow graph = flowGraph(layers, n, residual);
     std::vector<double> flow(std::size_t(n) * std::size_t(n), 0.0);
     for (int o = 0; o < n; ++o) {
         if (cancel && cancel()) return Status::cancelled();

@@ -1,5 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Analysis of captured attention: head statistics, rollout and flow (analysis.h).
+# Analysis of captured attention: head statistics, rollout and flow (analysis.h); metric primitives (metrics.h),
+# permutation equivariance (equivariance.h), the faithfulness suite (faithfulness.h) and masks' effects
+# (maskeffects.h).
 target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/headstats.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/aggregation.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/aggregation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/equivariance.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/perturb.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/faithfulness.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/faithfulness_names.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/maskeffects.cpp)

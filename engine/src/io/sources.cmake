@@ -5,4 +5,5 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/run.cpp
   ${CMAKE_CURRENT_LIST_DIR}/export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/atomicfile.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis_export.cpp
 )

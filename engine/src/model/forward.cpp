@@ -214,6 +214,7 @@ std::vector<float> embed(const Context &ctx)
         for (std::int64_t p = 0; p < L; ++p)
             std::copy_n(w.tokenEmbedding.begin() + ctx.in.tokenIds[static_cast<std::size_t>(p)] * D, D, x.begin() + p * D);
     }
+    for (std::int64_t p : ctx.opt.zeroEmbeddings) std::fill_n(x.begin() + p * D, D, 0.0f);
     if (!ctx.opt.dropPositions) {
         if (c.positions == PositionKind::Learned)
             for (std::int64_t i = 0; i < L * D; ++i) x[static_cast<std::size_t>(i)] += w.positionEmbedding[static_cast<std::size_t>(i)];

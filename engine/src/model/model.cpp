@@ -151,6 +151,10 @@ Status Model::validate(const ForwardInput &in, const ForwardOptions &opt) const
             return invalid("a key knockout names layer " + std::to_string(k.layer) + "; the model has " +
                            std::to_string(c.layers) + " layers");
     }
+    for (std::int64_t p : opt.zeroEmbeddings)
+        if (p < 0 || p >= L)
+            return invalid("a zero-embedding position is " + std::to_string(p) + ", outside the " +
+                           std::to_string(L) + " tokens");
     if (opt.maskOverride && !opt.maskOverride->keyValid.empty() &&
         static_cast<std::int64_t>(opt.maskOverride->keyValid.size()) != L)
         return invalid("the mask override's keyValid has " + std::to_string(opt.maskOverride->keyValid.size()) +

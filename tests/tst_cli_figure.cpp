@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// attnscope-cli figure, run as scripts run it (QProcess, no display): every Explore view and every view prefix
+// of every registered workspace (read from createWorkspaces(), so a new workspace is covered without editing
+// this file) as PNG, SVG and PDF; the files decode, the SVG carries the token labels as <text> and no large
+// embedded bitmap; the examples in docs/cli.md run; a bad view exits 2 naming --view; an unwritable output
+// exits 1 and leaves no file.
+
+#include "export/figureexport.h"
+#include "runner/enginerunner.h"
+#include "subject.h"
+#include "workspace.h"
+#include "workspaces.h"
+
+#include <attnscope/textmodel.h>
+
+#include <QImage>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+namespace {
+
+const QString kModel = QStringLiteral("sample:induction-gpt2");
+const QString kText = QStringLiteral("the cat sat on the mat");
+
+struct CliRun {
+    int exitCode = -1;
+    QString out, err;
+};
+
+CliRun runCli(const QStringList &args, int timeoutMs = 120000)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));   // the verb must choose offscreen by itself
+    env.remove(QStringLiteral("DISPLAY"));
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(ATTNSCOPE_CLI_PATH), args);
+    CliRun run;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        run.err = QStringLiteral("timed out");
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+// Waits until the workspace's runner has been idle for a while (views debounce their runs).
+void settle(attnui::Workspace *w)
+{
+    QElapsedTimer idle;
+    idle.start();
+    QTest::qWaitFor([&] {
+        if (w->runner()->isBusy()) idle.restart();
+        return idle.elapsed() > 400;
+    }, 60000);
+}
+
+// One view spec per prefix of every registered workspace: the prefix itself, or with the first layer and head,
+// whichever the workspace accepts.
+QList<QPair<QString, QString>> registeredViews()
+{
+    auto opened = attn::TextModel::open(kModel.toStdString());
+    if (!opened) return {};
+    attnui::Subject subject;
+    subject.setModel(std::make_shared<const attn::TextModel>(std::move(*opened)), kModel);
+    subject.setText(kText);
+    QList<QPair<QString, QString>> views;
+    for (attnui::Workspace *w : attnui::createWorkspaces(&subject)) {
+        std::unique_ptr<attnui::Workspace> owner(w);
+        w->resize(1400, 900);
+        w->show();
+        settle(w);
+        for (const QString &prefix : w->viewPrefixes()) {
+            for (const QString &spec : {prefix, prefix + QStringLiteral(":0.0"), prefix + QStringLiteral(":0")}) {
+                QString error;
+                if (w->showView(spec, &error)) {
+                    views.append({w->title(), spec});
+                    break;
+                }
+            }
+        }
+    }
+    return views;
+}
+
+// Text of every <text> element, unescaped and trimmed.
+QStringList svgTexts(const QString &svg)
+{
+    QStringList texts;
+    static const QRegularExpression re(QStringLiteral("<text[^>]*>([^<]*)</text>"));
+    for (auto it = re.globalMatch(svg); it.hasNext();) {
+        QString t = it.next().captured(1);
+        t.replace(QStringLiteral("&lt;"), QStringLiteral("<")).replace(QStringLiteral("&gt;"), QStringLiteral(">"));
+        t.replace(QStringLiteral("&quot;"), QStringLiteral("\"")).replace(QStringLiteral("&apos;"), QStringLiteral("'"));
+        t.replace(QStringLiteral("&amp;"), QStringLiteral("&"));
+        texts << t.trimmed();
+    }
+    return texts;
+}
+
+// The largest embedded <image> as a fraction of the figure's area.
+double largestImageFraction(const QString &svg, QSize figure)
+{
+    double largest = 0;
+    static const QRegularExpression re(QStringLiteral("<image[^>]*width=\"([0-9.]+)\"[^>]*height=\"([0-9.]+)\""));
+    for (auto it = re.globalMatch(svg); it.hasNext();) {
+        const auto m = it.next();
+        largest = std::max(largest, m.captured(1).toDouble() * m.captured(2).toDouble() /
+                                        (double(figure.width()) * figure.height()));
+    }
+    return largest;
+}
+
+} // namespace
+
+class TestCliFigure : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void writesEveryView_data();
+    void writesEveryView();
+    void docExamplesRun();
+    void badViewIsAnArgumentError_data();
+    void badViewIsAnArgumentError();
+    void unwritableOutputLeavesNoFile();
+
+private:
+    QTemporaryDir m_dir;
+    QStringList m_labels;   // the tokens as the heatmaps label them
+};
+
+void TestCliFigure::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    auto model = attn::TextModel::open(kModel.toStdString());
+    QVERIFY2(model.isOk(), model.status().message().c_str());
+    auto tokens = model->tokenize(kText.toStdString());
+    QVERIFY(tokens.isOk());
+    for (const std::string &label : tokens->labels) {
+        const QString trimmed = QString::fromStdString(label).trimmed();
+        if (!trimmed.isEmpty()) m_labels << trimmed;   // a lone space is drawn as a visible-space sign
+    }
+    QVERIFY(m_labels.size() >= 4);
+}
+
+void TestCliFigure::writesEveryView_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<bool>("tokenLabels");   // the figure labels its axes or lines with the tokens
+    for (const char *view : {"grid", "head:0.1", "lines:0", "statistics", "rollout", "outputs"})
+        QTest::addRow("Explore %s", view) << QString::fromLatin1(view)
+                                          << QStringList{QStringLiteral("head:0.1"), QStringLiteral("lines:0"),
+                                                         QStringLiteral("rollout")}.contains(QLatin1String(view));
+    const auto views = registeredViews();
+    QVERIFY2(!views.isEmpty(), "no workspace offers a view");
+    for (const auto &[title, spec] : views)
+        if (title != QLatin1String("Explore")) QTest::addRow("%s %s", qPrintable(title), qPrintable(spec)) << spec << false;
+}
+
+void TestCliFigure::writesEveryView()
+{
+    QFETCH(QString, view);
+    QFETCH(bool, tokenLabels);
+    const QString base = m_dir.filePath(QString(view).replace(QLatin1Char(':'), QLatin1Char('_')));
+    const QSize size(900, 640);
+    for (const char *suffix : {"png", "svg", "pdf"}) {
+        const QString out = base + QLatin1Char('.') + QLatin1String(suffix);
+        const CliRun run = runCli({QStringLiteral("figure"), QStringLiteral("--model"), kModel, QStringLiteral("--text"),
+                                   kText, QStringLiteral("--view"), view, QStringLiteral("--out"), out,
+                                   QStringLiteral("--size"), QStringLiteral("900x640"), QStringLiteral("--dpi"),
+                                   QStringLiteral("144")});
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
+        QVERIFY(run.out.isEmpty());
+        QFile file(out);
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(out));
+        const QByteArray bytes = file.readAll();
+        if (qstrcmp(suffix, "png") == 0) {
+            const QImage image = QImage::fromData(bytes, "PNG");
+            QVERIFY(!image.isNull());
+            QCOMPARE(image.size(), size * 1.5);   // 144 dpi over 96
+        } else if (qstrcmp(suffix, "svg") == 0) {
+            QSvgRenderer renderer(bytes);
+            QVERIFY(renderer.isValid());
+            const QString svg = QString::fromUtf8(bytes);
+            const QStringList texts = svgTexts(svg);
+            QVERIFY2(texts.size() >= 3, "labels are drawn as bitmaps, not <text>");
+            if (tokenLabels)
+                for (const QString &label : m_labels)
+                    QVERIFY2(texts.contains(label), qPrintable(QStringLiteral("no <text> '%1'").arg(label)));
+            QVERIFY2(largestImageFraction(svg, size) < 0.25, "the figure is one big embedded bitmap");
+        } else {
+            QVERIFY(bytes.startsWith("%PDF-"));
+            QVERIFY(bytes.right(64).contains("%%EOF"));
+            QVERIFY(bytes.size() > 2000);
+        }
+    }
+}
+
+void TestCliFigure::docExamplesRun()
+{
+    // Every `attnscope-cli figure` line in the ```sh blocks of docs/cli.md, writing into the temporary folder.
+    QFile doc(QStringLiteral(ATTNSCOPE_DOCS_DIR "/cli.md"));
+    QVERIFY(doc.open(QIODevice::ReadOnly | QIODevice::Text));
+    int examples = 0;
+    bool inShell = false;
+    for (const QString &line : QString::fromUtf8(doc.readAll()).split(QLatin1Char('\n'))) {
+        if (line.startsWith(QLatin1String("```"))) inShell = line == QLatin1String("```sh");
+        if (!inShell || !line.startsWith(QLatin1String("attnscope-cli figure "))) continue;
+        QStringList args = QProcess::splitCommand(line).mid(1);
+        const int out = args.indexOf(QStringLiteral("--out"));
+        QVERIFY2(out >= 0 && out + 1 < args.size(), qPrintable(line));
+        args[out + 1] = m_dir.filePath(QStringLiteral("doc%1-").arg(examples) + QFileInfo(args[out + 1]).fileName());
+        const CliRun run = runCli(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(line + QStringLiteral("\n") + run.err));
+        QVERIFY(QFileInfo(args[out + 1]).size() > 1000);
+        ++examples;
+    }
+    QVERIFY2(examples >= 3, "docs/cli.md lost its figure examples");
+}
+
+void TestCliFigure::badViewIsAnArgumentError_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addRow("unknown view") << QStringLiteral("nosuchview");
+    QTest::addRow("head outside the model") << QStringLiteral("head:9.0");
+    QTest::addRow("head without L.H") << QStringLiteral("head:1");
+    QTest::addRow("layer outside the model") << QStringLiteral("lines:7");
+    QTest::addRow("argument where none is taken") << QStringLiteral("statistics:2");
+}
+
+void TestCliFigure::badViewIsAnArgumentError()
+{
+    QFETCH(QString, view);
+    const QString out = m_dir.filePath(QStringLiteral("bad.png"));
+    const CliRun run = runCli({QStringLiteral("figure"), QStringLiteral("--model"), kModel, QStringLiteral("--text"), kText,
+                               QStringLiteral("--view"), view, QStringLiteral("--out"), out});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("--view")), qPrintable(run.err));
+    QVERIFY(!QFileInfo::exists(out));
+}
+
+void TestCliFigure::unwritableOutputLeavesNoFile()
+{
+    const QString out = m_dir.filePath(QStringLiteral("no-such-folder/fig.svg"));
+    const CliRun run = runCli({QStringLiteral("figure"), QStringLiteral("--model"), kModel, QStringLiteral("--text"), kText,
+                               QStringLiteral("--view"), QStringLiteral("head:0.0"), QStringLiteral("--out"), out});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(out), qPrintable(run.err));
+    QVERIFY(!QFileInfo::exists(out));
+    QVERIFY(!QFileInfo::exists(QFileInfo(out).absolutePath()));
+}
+
+QTEST_MAIN(TestCliFigure)
+#include "tst_cli_figure.moc"

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Pipeline workspace: every stage against an fp64 reference computed here from the Q/K/V of our own forward
+// pass; ÷√d_k on a hand-checkable case; stepping with the buttons and ←/→; session state round trip and errors.
+
+#include "runner/enginerunner.h"
+#include "subject.h"
+#include "plots/heatmapplot.h"
+#include "views/matrixpanel.h"
+#include "views/pipelinecontrols.h"
+#include "views/pipelineview.h"
+
+#include <attnscope/mask.h>
+#include <attnscope/textmodel.h>
+
+#include <QCheckBox>
+#include <QTableView>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace attnui;
+
+namespace {
+
+TextModelPtr openModel(const QString &spec)
+{
+    auto m = attn::TextModel::open(spec.toStdString());
+    if (!m) qFatal("cannot open %s: %s", qPrintable(spec), m.status().message().c_str());
+    return std::make_shared<const attn::TextModel>(std::move(m).value());
+}
+
+double maxDiff(const std::vector<double> &a, const std::vector<double> &b)
+{
+    if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+    double m = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::isinf(a[i]) || std::isinf(b[i])) {
+            if (a[i] != b[i]) return std::numeric_limits<double>::infinity();
+            continue;
+        }
+        m = std::max(m, std::abs(a[i] - b[i]));
+    }
+    return m;
+}
+
+struct Fixture {
+    Subject subject;
+    PipelineView *view = nullptr;
+    explicit Fixture(const QString &spec, const QString &text)
+    {
+        subject.setModel(openModel(spec), spec);
+        subject.setText(text);
+        view = new PipelineView(&subject);
+    }
+    ~Fixture() { delete view; }
+    void run(const PipelineSettings &s)
+    {
+        view->setSettings(s);
+        QVERIFY(view->runner()->waitForIdle());
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+        QVERIFY(view->snapshot());
+    }
+};
+
+} // namespace
+
+class TestPipeline : public QObject {
+    Q_OBJECT
+private slots:
+    void stagesMatchReference_data();
+    void stagesMatchReference();
+    void scalingTwoTokensByHand();
+    void scalingToggleInView();
+    void maskAndPositionOptions();
+    void stepping();
+    void tablesAndHeatmaps();
+    void sessionRoundTrip();
+    void sessionErrors_data();
+    void sessionErrors();
+    void showView();
+};
+
+void TestPipeline::stagesMatchReference_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("layer");
+    QTest::addColumn<int>("head");
+    QTest::addRow("gpt2 causal L1.2") << "sample:induction-gpt2" << "bo he so ve pa va bo he" << 1 << 2;
+    QTest::addRow("bert bidirectional L2.3") << "sample:rationale-bert" << "the plot was excellent." << 2 << 3;
+    QTest::addRow("random alibi L0.1") << "random:layers=1,heads=2,d_model=16,seed=3,pe=alibi" << "abcdefg" << 0 << 1;
+}
+
+void TestPipeline::stagesMatchReference()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, text);
+    QFETCH(int, layer);
+    QFETCH(int, head);
+    Fixture f(spec, text);
+    PipelineSettings s;
+    s.layer = layer;
+    s.head = head;
+    f.run(s);
+    const auto snap = f.view->snapshot();
+
+    // Our own forward pass and our own fp64 stages from its Q, K, V.
+    const TextModelPtr model = f.subject.model();
+    const attn::ModelConfig &cfg = model->model().config();
+    auto tokens = model->tokenize(text.toStdString());
+    QVERIFY(tokens.isOk());
+    attn::ForwardInput in;
+    in.tokenIds = tokens->ids;
+    attn::ForwardOptions opt;
+    opt.captureQKV = true;
+    opt.weightsMode = attn::WeightsRequest::Mode::Heads;
+    opt.weightHeads = {attn::HeadRef{layer, head}};
+    opt.computeLogits = false;
+    auto fwd = model->model().forward(in, opt);
+    QVERIFY(fwd.isOk());
+    const int n = int(fwd->length), D = int(cfg.dHead);
+    QCOMPARE(snap->n, n);
+    QCOMPARE(snap->dHead, D);
+    const auto &lq = fwd->qkv[std::size_t(layer)];
+    const auto at = [&](const attn::Tensor &t, int i, int c) {
+        return double(t.values[(std::size_t(head) * std::size_t(n) + std::size_t(i)) * std::size_t(D) + std::size_t(c)]);
+    };
+    const std::vector<float> slopes = cfg.positions == attn::PositionKind::ALiBi ? attn::alibiSlopes(cfg.heads)
+                                                                                  : std::vector<float>{};
+    const double scale = 1.0 / std::sqrt(double(D));
+    std::vector<double> dot(std::size_t(n * n)), masked(std::size_t(n * n)), weights(std::size_t(n * n), 0.0),
+        out(std::size_t(n * D), 0.0);
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            double d = 0.0;
+            for (int c = 0; c < D; ++c) d += at(lq.q, i, c) * at(lq.k, j, c);
+            dot[std::size_t(i * n + j)] = d;
+            double m = 0.0;
+            if (cfg.causal && j > i) m = -std::numeric_limits<double>::infinity();
+            else if (!slopes.empty()) m = -double(slopes[std::size_t(head)]) * std::abs(i - j);
+            masked[std::size_t(i * n + j)] = d * scale + m;
+        }
+        double z = 0.0;
+        for (int j = 0; j < n; ++j) z += std::exp(masked[std::size_t(i * n + j)]);   // exp(−inf) = 0
+        for (int j = 0; j < n; ++j) weights[std::size_t(i * n + j)] = std::exp(masked[std::size_t(i * n + j)]) / z;
+        for (int j = 0; j < n; ++j)
+            for (int c = 0; c < D; ++c) out[std::size_t(i * D + c)] += weights[std::size_t(i * n + j)] * at(lq.v, j, c);
+    }
+    QVERIFY2(maxDiff(snap->stages.dot, dot) < 1e-9, "QKᵀ");
+    QVERIFY2(maxDiff(snap->stages.masked, masked) < 1e-9, "scaled + M");
+    QVERIFY2(maxDiff(snap->stages.weights, weights) < 1e-9, "softmax");
+    QVERIFY2(maxDiff(snap->stages.output, out) < 1e-9, "·V");
+    for (int i = 0; i < n; ++i) {
+        double rowSum = 0.0;
+        for (int j = 0; j < n; ++j) rowSum += snap->stages.weights[std::size_t(i * n + j)];
+        QVERIFY(std::abs(rowSum - 1.0) < 1e-12);
+    }
+    // And against what the engine multiplied V with (fp32).
+    std::vector<double> engine(fwd->heads[0].weights.begin(), fwd->heads[0].weights.end());
+    QVERIFY(maxDiff(weights, engine) < 1e-5);
+    QVERIFY(snap->maxErrWeights < 1e-5);
+    QVERIFY(snap->scoresMaskAgree);
+    QVERIFY(f.view->checkText().contains(QStringLiteral("✓")));
+}
+
+void TestPipeline::scalingTwoTokensByHand()
+{
+    // d_k = 4, q = k0 = (1,1,1,1), k1 = 0: q·k = (4, 0). With ÷√4 the scores are (2, 0): softmax = (e²/(e²+1),
+    // 1/(e²+1)) = (0.8807971, 0.1192029). Without: (4, 0) → (0.9820138, 0.0179862).
+    const std::vector<double> q{1, 1, 1, 1, 0, 0, 0, 0}, k{1, 1, 1, 1, 0, 0, 0, 0}, v{1, 0, 0, 0, 0, 1, 0, 0};
+    const std::vector<double> bias(4, 0.0);
+    const HeadStages on = computeHeadStages(q, k, v, bias, 2, 4, 0.5, 1.0);
+    const HeadStages off = computeHeadStages(q, k, v, bias, 2, 4, 1.0, 1.0);
+    QCOMPARE(on.dot[0], 4.0);
+    QCOMPARE(on.scaled[0], 2.0);
+    QVERIFY(std::abs(on.weights[0] - 0.88079707797788) < 1e-12);
+    QVERIFY(std::abs(on.weights[1] - 0.11920292202212) < 1e-12);
+    QVERIFY(std::abs(off.weights[0] - 0.98201379003791) < 1e-12);
+    QVERIFY(std::abs(off.weights[1] - 0.01798620996209) < 1e-12);
+    QVERIFY(std::abs(on.output[0] - on.weights[0]) < 1e-15);   // y_0 = P_00 v_0 + P_01 v_1
+    // Row 1: q = 0, every score 0 → uniform, whatever the scale.
+    QCOMPARE(on.weights[2], 0.5);
+    QCOMPARE(off.weights[3], 0.5);
+    // Temperature 2 with scaling off equals ÷√4 here.
+    const HeadStages t2 = computeHeadStages(q, k, v, bias, 2, 4, 1.0, 2.0);
+    QVERIFY(std::abs(t2.weights[0] - on.weights[0]) < 1e-15);
+    // Saturation: scaling off has the larger max weight and the lower entropy.
+    QVERIFY(saturation(off.weights, 2).meanMaxWeight > saturation(on.weights, 2).meanMaxWeight);
+    QVERIFY(saturation(off.weights, 2).meanEntropyBits < saturation(on.weights, 2).meanEntropyBits);
+}
+
+void TestPipeline::scalingToggleInView()
+{
+    // Two tokens through the view, bidirectional: row 0's weight on key 0 is 1/(1 + exp(f·(s01 − s00))), by hand.
+    Fixture f(QStringLiteral("random:layers=1,heads=1,d_model=16,seed=5"), QStringLiteral("ab"));
+    PipelineSettings s;
+    f.run(s);
+    auto on = f.view->snapshot();
+    QCOMPARE(on->n, 2);
+    QCOMPARE(on->factor, 0.25);
+    f.view->controls()->scaleBox()->setChecked(false);   // the checkbox itself, as a student would
+    f.view->rerun();
+    QVERIFY(f.view->runner()->waitForIdle());
+    auto off = f.view->snapshot();
+    QVERIFY(!off->settings.scale);
+    QCOMPARE(off->factor, 1.0);
+    for (const auto &snap : {on, off}) {
+        const double s00 = snap->stages.dot[0], s01 = snap->stages.dot[1];
+        const double expected = 1.0 / (1.0 + std::exp(snap->factor * (s01 - s00)));
+        QVERIFY(std::abs(snap->stages.weights[0] - expected) < 1e-12);
+    }
+    QVERIFY(on->stages.dot == off->stages.dot);   // the same Q, K; only the factor changed
+    // The check still compares the model's own setting and says the stages use other settings.
+    QVERIFY(off->maxErrWeights < 1e-5);
+    QVERIFY(f.view->checkText().contains(QStringLiteral("not the model's")));
+}
+
+void TestPipeline::maskAndPositionOptions()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa va"));
+    PipelineSettings s;
+    s.mask = PipelineSettings::Mask::Bidirectional;
+    f.run(s);
+    auto snap = f.view->snapshot();
+    QVERIFY(snap->stages.weights[1] > 0.0);   // row 0 now sees key 1
+    QVERIFY(snap->maxErrWeights < 1e-5);      // the engine ran with the same mask
+    s.mask = PipelineSettings::Mask::Window;
+    s.window = 1;
+    f.run(s);
+    snap = f.view->snapshot();
+    const int n = snap->n;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            const bool allowed = j <= i && i - j <= 1;   // causal model: window looks back only
+            QCOMPARE(snap->stages.weights[std::size_t(i * n + j)] > 0.0, allowed);
+        }
+    s.mask = PipelineSettings::Mask::Model;
+    s.positional = PipelineSettings::Positional::None;
+    f.run(s);
+    QVERIFY(f.view->snapshot()->canDropPositions);
+    QVERIFY(f.view->snapshot()->maxErrWeights < 1e-5);
+}
+
+void TestPipeline::stepping()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve"));
+    f.run(PipelineSettings{});
+    QSignalSpy changed(f.view, &Workspace::figureChanged);
+    f.view->setStage(PipelineStage::Input);
+    QCOMPARE(f.view->panels().size(), 1);
+    QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage::Input));
+    const QList<int> expectedPanels{1, 3, 3, 2, 3, 2, 3};
+    for (int i = 1; i < kPipelineStageCount; ++i) {
+        QTest::keyClick(f.view, Qt::Key_Right);
+        QCOMPARE(int(f.view->stage()), i);
+        QCOMPARE(f.view->panels().size(), expectedPanels[i]);
+        QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage(i)));
+    }
+    QTest::keyClick(f.view, Qt::Key_Right);   // stays on the last stage
+    QCOMPARE(f.view->stage(), PipelineStage::Output);
+    QTest::keyClick(f.view, Qt::Key_Left);
+    QCOMPARE(f.view->stage(), PipelineStage::Softmax);
+    f.view->stepBack();
+    QCOMPARE(f.view->stage(), PipelineStage::Mask);
+    QCOMPARE(f.view->panels().at(1)->matrix().title, QStringLiteral("+ M  (0 = allowed, −∞ = masked)"));
+    QVERIFY(changed.count() >= kPipelineStageCount);
+}
+
+void TestPipeline::tablesAndHeatmaps()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa va"));
+    f.run(PipelineSettings{});
+    f.view->setStage(PipelineStage::Mask);
+    MatrixPanel *m = f.view->panels().at(1);
+    QVERIFY(m->showsTable());
+    QCOMPARE(m->cellText(0, 1), QStringLiteral("−∞"));   // causal: the future is masked
+    QCOMPARE(m->cellText(1, 0), QStringLiteral("0.00"));
+    f.view->setStage(PipelineStage::Input);
+    QCOMPARE(f.view->panels().at(0)->table()->model()->columnCount(), MatrixPanel::kMaxTableCols);   // of 64
+    QVERIFY(f.view->figureWidget());
+    QVERIFY(f.view->figureCaption().contains(QStringLiteral("head 0.0")));
+
+    f.subject.setText(QStringLiteral("bo he so ve pa va ro na ga mu ta zo bo he"));   // 14 tokens
+    f.view->rerun();
+    QVERIFY(f.view->runner()->waitForIdle());
+    f.view->setStage(PipelineStage::Softmax);
+    MatrixPanel *p = f.view->panels().at(1);
+    QVERIFY(!p->showsTable());
+    QCOMPARE(p->plot()->data().rows, 14);
+    QCOMPARE(f.view->currentFigure(), p->plot());
+    QVERIFY(std::isnan(p->plot()->cellValue(0, 5)));   // masked cells have no value
+}
+
+void TestPipeline::sessionRoundTrip()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve"));
+    PipelineSettings s;
+    s.layer = 1;
+    s.head = 3;
+    s.scale = false;
+    s.temperature = 0.5;
+    s.mask = PipelineSettings::Mask::Window;
+    s.window = 3;
+    s.positional = PipelineSettings::Positional::None;
+    f.run(s);
+    f.view->setStage(PipelineStage::Scale);
+    const QJsonObject state = f.view->sessionState();
+
+    PipelineView other(&f.subject);
+    QString error;
+    QVERIFY2(other.restoreSessionState(state, &error), qPrintable(error));
+    QVERIFY(other.runner()->waitForIdle());
+    QCOMPARE(other.sessionState(), state);
+    QCOMPARE(other.stage(), PipelineStage::Scale);
+    QCOMPARE(other.snapshot()->settings.temperature, 0.5);
+    QVERIFY(!other.controls()->scaleBox()->isChecked());
+    QVERIFY(other.restoreSessionState(QJsonObject{}, &error));   // empty: nothing changes
+    QCOMPARE(other.sessionState(), state);
+}
+
+void TestPipeline::sessionErrors_data()
+{
+    QTest::addColumn<QJsonObject>("state");
+    QTest::addColumn<QString>("field");
+    QTest::addRow("layer out of range") << QJsonObject{{"layer", 5000}} << "pipeline.layer";
+    QTest::addRow("head negative") << QJsonObject{{"head", -1}} << "pipeline.head";
+    QTest::addRow("head not a number") << QJsonObject{{"head", "two"}} << "pipeline.head";
+    QTest::addRow("stage unknown") << QJsonObject{{"stage", "relu"}} << "pipeline.stage";
+    QTest::addRow("scale not bool") << QJsonObject{{"scale", 1}} << "pipeline.scale";
+    QTest::addRow("temperature 0") << QJsonObject{{"temperature", 0}} << "pipeline.temperature";
+    QTest::addRow("temperature text") << QJsonObject{{"temperature", "hot"}} << "pipeline.temperature";
+    QTest::addRow("mask unknown") << QJsonObject{{"mask", "diagonal"}} << "pipeline.mask";
+    QTest::addRow("window fraction") << QJsonObject{{"window", 1.5}} << "pipeline.window";
+    QTest::addRow("positional") << QJsonObject{{"positional", "rope"}} << "pipeline.positional";
+    QTest::addRow("unknown field") << QJsonObject{{"colour", "red"}} << "pipeline.colour";
+}
+
+void TestPipeline::sessionErrors()
+{
+    QFETCH(QJsonObject, state);
+    QFETCH(QString, field);
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he"));
+    f.run(PipelineSettings{});
+    const QJsonObject before = f.view->sessionState();
+    QString error;
+    QVERIFY(!f.view->restoreSessionState(state, &error));
+    QVERIFY2(error.startsWith(field + QLatin1Char(':')), qPrintable(error));
+    QCOMPARE(f.view->sessionState(), before);   // a rejected state changes nothing
+}
+
+void TestPipeline::showView()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so"));
+    QCOMPARE(f.view->viewPrefixes(), QStringList{QStringLiteral("pipeline")});
+    QString error;
+    QVERIFY2(f.view->showView(QStringLiteral("pipeline:1.2"), &error), qPrintable(error));
+    QVERIFY(f.view->runner()->waitForIdle());
+    QCOMPARE(f.view->snapshot()->settings.layer, 1);
+    QCOMPARE(f.view->snapshot()->settings.head, 2);
+    QCOMPARE(f.view->stage(), PipelineStage::Output);
+    QVERIFY(!f.view->showView(QStringLiteral("pipeline:one"), &error));
+    QVERIFY(error.contains(QStringLiteral("pipeline:LAYER.HEAD")));
+    // A layer the model lacks is accepted (a session restores state before its model opens) and the run says why.
+    QVERIFY(f.view->showView(QStringLiteral("pipeline:9.0"), &error));
+    QVERIFY(f.view->runner()->waitForIdle());
+    QVERIFY2(f.view->errorText().contains(QStringLiteral("layer: 9 is outside [0, 2)")), qPrintable(f.view->errorText()));
+    QCOMPARE(f.view->snapshot()->settings.layer, 1);   // the last good result stays on screen
+    // The model changes to one with fewer layers: the view falls back to layer 0.
+    f.subject.setModel(openModel(QStringLiteral("random:layers=1,heads=2,d_model=16,seed=1")), QStringLiteral("random:layers=1,heads=2,d_model=16,seed=1"));
+    QCOMPARE(f.view->settings().layer, 0);
+    f.view->rerun();
+    QVERIFY(f.view->runner()->waitForIdle());
+    QVERIFY(f.view->errorText().isEmpty());
+}
+
+QTEST_MAIN(TestPipeline)
+#include "tst_ui_pipeline.moc"

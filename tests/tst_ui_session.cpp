@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Session files (*.attnscope.json): a saved session opens in a fresh window and saves again to the same bytes,
+// and the restored window runs the same model on the same text (same run export); saved sessions validate
+// against docs/schema/session.schema.json; malformed sessions are rejected with a message naming the file and
+// the field while the window keeps its state; a failed save leaves the old file intact.
+
+#include "jsonschema.h"
+#include "mainwindow.h"
+#include "session/session.h"
+#include "subject.h"
+#include "views/exploreview.h"
+
+#include <attnscope/export.h>
+
+#include <QJsonDocument>
+#include <QMimeData>
+#include <QProcess>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <unistd.h>
+
+using namespace attnui;
+
+namespace {
+
+bool waitForModel(MainWindow &w, const QString &spec)
+{
+    ExploreView *explore = w.explore();
+    return QTest::qWaitFor([&] {
+        return explore->snapshot() && explore->currentModel() && !explore->isLoading() &&
+               QString::fromStdString(explore->currentModel()->spec()) == spec && !w.runner()->isBusy();
+    }, 30000);
+}
+
+std::string runExport(const QString &spec, const QString &text)
+{
+    auto opened = attn::openModel(spec.toStdString(), true);
+    if (!opened) return "open failed: " + opened.status().message();
+    attn::RunRequest request;
+    request.text = text.toStdString();
+    auto data = attn::runModel(*opened, request);
+    if (!data) return "run failed: " + data.status().message();
+    return attn::runExportJson(*opened, request, *data);
+}
+
+QByteArray currentSessionBytes(const MainWindow &w)
+{
+    return w.currentSession().toBytes();
+}
+
+QJsonObject currentSessionJson(const MainWindow &w)
+{
+    return w.currentSession().toJson();
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeAll(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+const QByteArray kGood = R"({"format": "attnscope-session", "version": 1, "model": "sample:induction-gpt2",
+  "text": "a b c", "settings": {"backend": "auto", "color_map": "viridis", "theme": "light"},
+  "current_workspace": "explore", "workspaces": {"explore": {"tab": "head", "layer": 0, "head": 1, "raw": false}}})";
+
+} // namespace
+
+class TestUiSession : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void roundTrip();
+    void savedSessionsMatchTheSchema();
+    void malformedSessions_data();
+    void malformedSessions();
+    void failedSaveKeepsTheOldFile();
+    void lessonStateOpensAWorkspace();
+    void droppingASessionFileOpensIt();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestUiSession::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_ui_session"));
+    QSettings().clear();
+    QVERIFY(m_dir.isValid());
+    QVERIFY(parseSession(kGood, nullptr).has_value());
+}
+
+void TestUiSession::roundTrip()
+{
+    const QString spec = ExploreView::defaultModelSpec();
+    const QString first = m_dir.filePath(QStringLiteral("first.attnscope.json"));
+    const QString second = m_dir.filePath(QStringLiteral("second.attnscope.json"));
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForModel(w, spec));
+        w.explore()->setText(QStringLiteral("one two three one two three"));
+        w.explore()->selectHead(1, 2);
+        w.explore()->setCurrentTab(ExploreView::LinesTab);
+        w.setColorMap(ColorMap::Cividis);
+        QVERIFY(QTest::qWaitFor([&] { return w.explore()->snapshot()->text == w.explore()->text(); }, 20000));
+        QString error;
+        QVERIFY2(w.saveSessionFile(first, &error), qPrintable(error));
+        QCOMPARE(w.sessionPath(), first);
+        QCOMPARE(MainWindow::recentSessions().value(0), first);
+    }
+    MainWindow again;
+    again.show();
+    QVERIFY(waitForModel(again, spec));
+    again.explore()->setText(QStringLiteral("something else entirely"));
+    QString error;
+    QVERIFY2(again.openSessionFile(first, &error), qPrintable(error));
+    QVERIFY(QTest::qWaitFor([&] { return again.explore()->snapshot()->text == QStringLiteral("one two three one two three")
+                                         && !again.runner()->isBusy(); }, 20000));
+    QCOMPARE(again.colorMap(), ColorMap::Cividis);
+    QVERIFY2(again.saveSessionFile(second, &error), qPrintable(error));
+    QCOMPARE(readAll(second), readAll(first));
+    const Session s = *loadSession(second, nullptr);
+    QCOMPARE(s.workspaces.value(QStringLiteral("explore")).toObject().value(QStringLiteral("layer")).toInt(), 1);
+    QCOMPARE(s.workspaces.value(QStringLiteral("explore")).toObject().value(QStringLiteral("tab")).toString(),
+             QStringLiteral("lines"));
+    // The restored window runs what the first one ran: the same run export.
+    QCOMPARE(runExport(again.subject()->modelSpec(), again.explore()->text()),
+             runExport(s.model, s.text));
+    again.setColorMap(ColorMap::Viridis);
+}
+
+void TestUiSession::savedSessionsMatchTheSchema()
+{
+    QFile schemaFile(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/session.schema.json"));
+    QVERIFY(schemaFile.open(QIODevice::ReadOnly));
+    const QJsonObject schema = QJsonDocument::fromJson(schemaFile.readAll()).object();
+    QVERIFY(!schema.isEmpty());
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    const QString path = m_dir.filePath(QStringLiteral("schema.attnscope.json"));
+    QString error;
+    QVERIFY2(w.saveSessionFile(path, &error), qPrintable(error));
+    const QJsonDocument doc = QJsonDocument::fromJson(readAll(path));
+    const QStringList problems = attn::test::validateJsonSchema(doc.object(), schema);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    // The raw experiment's state too.
+    w.explore()->useRawExperiment();
+    QVERIFY(QTest::qWaitFor([&] { return w.explore()->isRawExperiment() && !w.runner()->isBusy(); }, 20000));
+    const QJsonObject raw = currentSessionJson(w);
+    QCOMPARE(raw.value(QStringLiteral("model")).toString(), QString());
+    const QStringList rawProblems = attn::test::validateJsonSchema(raw, schema);
+    QVERIFY2(rawProblems.isEmpty(), qPrintable(rawProblems.join(QLatin1Char('\n'))));
+}
+
+void TestUiSession::malformedSessions_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("field");   // what the message must name
+    const auto with = [](const char *from, const char *to) { return QByteArray(kGood).replace(from, to); };
+    QTest::addRow("not JSON") << QByteArray("{\"format\": ") << QStringLiteral("line 1");
+    QTest::addRow("an array") << QByteArray("[1, 2]") << QStringLiteral("top level");
+    QTest::addRow("wrong format") << with("\"attnscope-session\"", "\"attnscope\"") << QStringLiteral("format");
+    QTest::addRow("newer version") << with("\"version\": 1", "\"version\": 7") << QStringLiteral("version");
+    QTest::addRow("version a string") << with("\"version\": 1", "\"version\": \"1\"") << QStringLiteral("version");
+    QTest::addRow("model missing") << with("\"model\": \"sample:induction-gpt2\",", "") << QStringLiteral("model");
+    QTest::addRow("text a number") << with("\"text\": \"a b c\"", "\"text\": 5") << QStringLiteral("text");
+    QTest::addRow("unknown backend") << with("\"backend\": \"auto\"", "\"backend\": \"tpu\"")
+                                     << QStringLiteral("settings.backend");
+    QTest::addRow("theme not a string") << with("\"theme\": \"light\"", "\"theme\": true") << QStringLiteral("settings.theme");
+    QTest::addRow("settings an array") << with("\"settings\": {\"backend\": \"auto\", \"color_map\": \"viridis\", \"theme\": \"light\"}",
+                                               "\"settings\": []") << QStringLiteral("settings");
+    QTest::addRow("workspace state not an object") << with("\"explore\": {\"tab\": \"head\", \"layer\": 0, \"head\": 1, \"raw\": false}",
+                                                           "\"explore\": 3") << QStringLiteral("workspaces.explore");
+    QTest::addRow("unknown workspace") << with("\"workspaces\": {", "\"workspaces\": {\"nosuch\": {}, ")
+                                       << QStringLiteral("workspaces.nosuch");
+    QTest::addRow("unknown current workspace") << with("\"current_workspace\": \"explore\"", "\"current_workspace\": \"x\"")
+                                               << QStringLiteral("current_workspace");
+    QTest::addRow("bad tab") << with("\"tab\": \"head\"", "\"tab\": \"heads\"") << QStringLiteral("workspaces.explore.tab");
+    QTest::addRow("negative layer") << with("\"layer\": 0", "\"layer\": -1") << QStringLiteral("workspaces.explore.layer");
+    QTest::addRow("fractional head") << with("\"head\": 1", "\"head\": 1.5") << QStringLiteral("workspaces.explore.head");
+}
+
+void TestUiSession::malformedSessions()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, field);
+    const QString path = m_dir.filePath(QStringLiteral("bad.attnscope.json"));
+    writeAll(path, json);
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    w.explore()->selectHead(1, 3);
+    const QByteArray before = currentSessionBytes(w);
+    QString error;
+    QVERIFY(!w.openSessionFile(path, &error));
+    QVERIFY2(error.startsWith(path), qPrintable(error));
+    QVERIFY2(error.contains(field), qPrintable(error));
+    QCOMPARE(currentSessionBytes(w), before);   // nothing changed
+    QVERIFY(w.isVisible());
+}
+
+void TestUiSession::failedSaveKeepsTheOldFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("kept.attnscope.json"));
+    writeAll(path, kGood);
+    // Make the folder unwritable: chmod for a normal user; root ignores that, so use the immutable flag there.
+    const bool root = geteuid() == 0;
+    if (root) {
+        if (QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("+i"), dir.path()}) != 0)
+            QSKIP("running as root without chattr +i: cannot make a folder unwritable");
+    } else {
+        QVERIFY(QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    }
+    Session s = *parseSession(kGood, nullptr);
+    s.text = QStringLiteral("a different text");
+    QString error;
+    const bool saved = saveSession(s, path, &error);
+    if (root) QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("-i"), dir.path()});
+    else QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QVERIFY(!saved);
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QCOMPARE(readAll(path), kGood);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("kept.attnscope.json")});
+}
+
+void TestUiSession::lessonStateOpensAWorkspace()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    QString error;
+    QVERIFY2(w.openLessonState({{QStringLiteral("model"), ExploreView::defaultModelSpec()},
+                                {QStringLiteral("text"), QStringLiteral("x y x y")},
+                                {QStringLiteral("workspace"), QStringLiteral("Explore")},
+                                {QStringLiteral("state"), QJsonObject{{QStringLiteral("tab"), QStringLiteral("statistics")}}}},
+                               &error),
+             qPrintable(error));
+    QCOMPARE(w.explore()->text(), QStringLiteral("x y x y"));
+    QCOMPARE(w.currentSession().workspaces.value(QStringLiteral("explore")).toObject().value(QStringLiteral("tab")).toString(),
+             QStringLiteral("statistics"));
+    QVERIFY(!w.openLessonState({{QStringLiteral("workspace"), QStringLiteral("Nowhere")}}, &error));
+    QVERIFY2(error.contains(QStringLiteral("workspace")), qPrintable(error));
+}
+
+void TestUiSession::droppingASessionFileOpensIt()
+{
+    const QString path = m_dir.filePath(QStringLiteral("dropped.attnscope.json"));
+    Session s = *parseSession(kGood, nullptr);
+    s.model = ExploreView::defaultModelSpec();
+    s.text = QStringLiteral("dropped text dropped text");
+    QVERIFY(saveSession(s, path, nullptr));
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &drop);
+    QCOMPARE(w.explore()->text(), s.text);
+    QCOMPARE(w.sessionPath(), path);
+}
+
+QTEST_MAIN(TestUiSession)
+#include "tst_ui_session.moc"

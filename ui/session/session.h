@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Session files (*.attnscope.json, docs/json-format.md "Session files", docs/schema/session.schema.json): the
+// model spec, the text, the display settings, the current workspace and each workspace's sessionState(). This
+// file only reads, checks and writes them (Qt Core, no engine); MainWindow applies them. Parse errors name the
+// field ("settings.backend: ..."); writes go through QSaveFile, so a failed save leaves the old file as it was.
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace attnui {
+
+struct Session {
+    static constexpr int kVersion = 1;
+    static inline const QString kFormat = QStringLiteral("attnscope-session");
+    static inline const QString kSuffix = QStringLiteral(".attnscope.json");
+
+    QString model;                 // "sample:NAME", a folder, "random:..."; empty: the raw attention experiment
+    QString text;
+    QString backend = QStringLiteral("auto");        // auto | reference | tiled | unfused | cuda
+    QString colorMap = QStringLiteral("viridis");    // viridis | cividis
+    QString theme = QStringLiteral("light");         // light | dark
+    QString currentWorkspace;      // a workspace's key (its objectName, e.g. "explore"); empty: leave as is
+    QJsonObject workspaces;        // key → that workspace's sessionState()
+
+    QJsonObject toJson() const;
+    QByteArray toBytes() const;    // indented JSON, keys in a fixed order, newline at the end
+    // Checks every field; on failure `error` names the first bad one and nothing is returned.
+    static std::optional<Session> fromJson(const QJsonObject &object, QString *error);
+    bool operator==(const Session &) const = default;
+};
+
+QStringList sessionBackends();     // the values settings.backend accepts
+QStringList sessionColorMaps();
+QStringList sessionThemes();
+
+// For workspaces' restoreSessionState(): the integer field `key` of `state` within [lo, hi]. Absent: `value` is left
+// as it is and the result is true; present but not such an integer: false, with "KEY: expected an integer in LO..HI".
+bool readStateInt(const QJsonObject &state, const QString &key, int lo, int hi, int &value, QString *error);
+
+// JSON text → Session; a syntax error names the line and column.
+std::optional<Session> parseSession(const QByteArray &bytes, QString *error);
+// The file at `path`; errors start with the path.
+std::optional<Session> loadSession(const QString &path, QString *error);
+// Atomically (QSaveFile): the old file stays intact when writing fails.
+bool saveSession(const Session &session, const QString &path, QString *error);
+
+} // namespace attnui

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "views/equivarianceview.h"
+
+#include "plots/heatmapplot.h"
+#include "runner/enginerunner.h"
+#include "subject.h"
+#include "views/equivariancefigure.h"
+#include "views/permutationstrip.h"
+#include "views/workspacekit.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attnui {
+
+namespace {
+
+constexpr int kDebounceMs = 150;
+enum PermKind { PermReverse, PermRandom, PermSwap, PermCustom };
+
+QLabel *sectionNote(const QString &text)
+{
+    auto *label = new QLabel(text);
+    label->setWordWrap(true);
+    QPalette p = label->palette();
+    p.setColor(QPalette::WindowText, p.color(QPalette::PlaceholderText));
+    label->setPalette(p);
+    return label;
+}
+
+QString scopeText(const attn::EquivarianceScope &s) { return QString::fromStdString(attn::equivarianceScopeText(s)); }
+
+} // namespace
+
+EquivarianceView::EquivarianceView(Subject *subject, QWidget *parent) : Workspace(subject, parent)
+{
+    setObjectName(QStringLiteral("equivariance"));
+    m_deferred = new DeferredRun(this, kDebounceMs, [this] { submit(); });
+    buildUi();
+    connect(runner(), &EngineRunner::finished, this, &EquivarianceView::onFinished);
+    connect(runner(), &EngineRunner::failed, this, &EquivarianceView::onFailed);
+    connect(subject, &Subject::modelChanged, this, &EquivarianceView::onSubjectChanged);
+    connect(subject, &Subject::textChanged, this, &EquivarianceView::onSubjectChanged);
+    updateControls();
+}
+
+EquivarianceView::~EquivarianceView() = default;
+
+QString EquivarianceView::explanation() const
+{
+    return tr("Self-attention without positions treats its input as a set: permuting the tokens (P) permutes the "
+              "attention map and the outputs the same way, A(PX) = P·A(X)·Pᵀ and Y(PX) = P·Y(X). Positional "
+              "encodings and the causal mask break this; the errors below show by how much.");
+}
+
+void EquivarianceView::buildUi()
+{
+    auto *outer = new QVBoxLayout(this);
+    m_intro = makeExplanationLabel(explanation());
+    outer->addWidget(m_intro);
+    m_error = makeErrorBanner();
+    outer->addWidget(m_error);
+
+    auto *row = new QHBoxLayout;
+    outer->addLayout(row, 1);
+    auto *controls = new QWidget;
+    auto *side = new QVBoxLayout(controls);
+    side->setContentsMargins(0, 0, 0, 0);
+
+    // Permutation.
+    auto *permBox = new QGroupBox(tr("Permutation P"));
+    auto *permForm = new QFormLayout(permBox);
+    m_permKind = new QComboBox;
+    m_permKind->addItem(tr("Reverse"), PermReverse);
+    m_permKind->addItem(tr("Random (seeded)"), PermRandom);
+    m_permKind->addItem(tr("Swap two tokens"), PermSwap);
+    m_permKind->addItem(tr("My order (drag tokens)"), PermCustom);
+    permForm->addRow(tr("Kind:"), m_permKind);
+    m_seed = new QSpinBox;
+    m_seed->setRange(0, 1000000);
+    m_seed->setValue(1);
+    permForm->addRow(tr("Seed:"), m_seed);
+    auto *swapRow = new QHBoxLayout;
+    m_swapA = new QSpinBox;
+    m_swapB = new QSpinBox;
+    m_swapB->setValue(1);
+    swapRow->addWidget(m_swapA);
+    swapRow->addWidget(new QLabel(QStringLiteral("↔")));
+    swapRow->addWidget(m_swapB);
+    permForm->addRow(tr("Swap positions:"), swapRow);
+    m_keepSpecial = new QCheckBox(tr("Keep [CLS]/[SEP] in place"));
+    m_keepSpecial->setChecked(true);
+    permForm->addRow(m_keepSpecial);
+    m_strip = new PermutationStrip;
+    permForm->addRow(sectionNote(tr("Tokens of PX (drag to reorder):")));
+    permForm->addRow(m_strip);
+    side->addWidget(permBox);
+
+    // What breaks equivariance.
+    auto *breakBox = new QGroupBox(tr("Break equivariance"));
+    auto *breakForm = new QFormLayout(breakBox);
+    m_positional = new QComboBox;
+    m_positional->addItem(tr("Model's own"), QStringLiteral("model"));
+    m_positional->addItem(tr("Dropped (none)"), QStringLiteral("none"));
+    m_positional->addItem(tr("Sinusoidal"), QStringLiteral("sinusoidal"));
+    m_positional->addItem(tr("RoPE"), QStringLiteral("rope"));
+    breakForm->addRow(tr("Positions:"), m_positional);
+    m_mask = new QComboBox;
+    m_mask->addItem(tr("Model's own"), QStringLiteral("model"));
+    m_mask->addItem(tr("Bidirectional"), QStringLiteral("bidirectional"));
+    m_mask->addItem(tr("Causal"), QStringLiteral("causal"));
+    breakForm->addRow(tr("Mask:"), m_mask);
+    m_makeEquivariant = new QPushButton(tr("No positions, bidirectional"));
+    m_makeEquivariant->setToolTip(tr("The settings under which self-attention is exactly permutation equivariant"));
+    breakForm->addRow(m_makeEquivariant);
+    side->addWidget(breakBox);
+
+    // Scope and the head on screen.
+    auto *scopeBox = new QGroupBox(tr("Scope"));
+    auto *scopeForm = new QFormLayout(scopeBox);
+    m_scope = new QComboBox;
+    m_scope->addItem(tr("One head"), int(attn::EquivarianceScope::Kind::Head));
+    m_scope->addItem(tr("One layer"), int(attn::EquivarianceScope::Kind::Layer));
+    m_scope->addItem(tr("Whole model"), int(attn::EquivarianceScope::Kind::Model));
+    m_scope->setCurrentIndex(2);
+    scopeForm->addRow(tr("Compare:"), m_scope);
+    auto *headRow = new QHBoxLayout;
+    m_layer = new QSpinBox;
+    m_head = new QSpinBox;
+    m_layer->setPrefix(tr("layer "));
+    m_head->setPrefix(tr("head "));
+    headRow->addWidget(m_layer);
+    headRow->addWidget(m_head);
+    scopeForm->addRow(tr("Shown:"), headRow);
+    m_headErrors = new HeatmapPlot;
+    m_headErrors->setMinimumHeight(150);
+    m_headErrors->setTitle(tr("max |ΔA| per head"));
+    m_headErrors->setAxisTitles(tr("layer"), tr("head"));
+    m_headErrors->setValueLabel(tr("max |ΔA|"));
+    scopeForm->addRow(m_headErrors);
+    side->addWidget(scopeBox);
+    m_status = sectionNote(QString());
+    side->addWidget(m_status);
+    side->addStretch(1);
+
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(controls);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setFixedWidth(330);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    row->addWidget(scroll);
+    m_figure = new EquivarianceFigure;
+    row->addWidget(m_figure, 1);
+
+    const auto changed = [this] { updateControls(); scheduleRun(); };
+    connect(m_permKind, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_seed, &QSpinBox::valueChanged, this, changed);
+    connect(m_swapA, &QSpinBox::valueChanged, this, changed);
+    connect(m_swapB, &QSpinBox::valueChanged, this, changed);
+    connect(m_keepSpecial, &QCheckBox::toggled, this, changed);
+    connect(m_positional, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_mask, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_scope, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_layer, &QSpinBox::valueChanged, this, changed);
+    connect(m_head, &QSpinBox::valueChanged, this, changed);
+    connect(m_strip, &PermutationStrip::orderEdited, this, &EquivarianceView::onStripEdited);
+    connect(m_makeEquivariant, &QPushButton::clicked, this, [this] {
+        setPositional(attn::PositionalChoice::None);
+        setMask(attn::MaskChoice::Kind::Bidirectional);
+    });
+    connect(m_headErrors, &HeatmapPlot::cellClicked, this, [this](int layer, int head) { setFocusHead(layer, head); });
+}
+
+void EquivarianceView::updateControls()
+{
+    const int kind = m_permKind->currentData().toInt();
+    m_seed->setEnabled(kind == PermRandom);
+    m_swapA->setEnabled(kind == PermSwap);
+    m_swapB->setEnabled(kind == PermSwap);
+    m_keepSpecial->setEnabled(kind == PermReverse || kind == PermRandom);
+    const TextModelPtr model = subject()->model();
+    if (model && model != m_rangeModel) {
+        // A new model: its heads, and a head a session asked for before the model was open.
+        m_rangeModel = model;
+        const attn::ModelConfig &c = model->model().config();
+        const QSignalBlocker b1(m_layer), b2(m_head);
+        m_layer->setRange(0, int(c.layers) - 1);
+        m_head->setRange(0, int(c.heads) - 1);
+        if (m_sessionHead && m_sessionHead->layer < c.layers && m_sessionHead->head < c.heads)
+            setFocusHead(int(m_sessionHead->layer), int(m_sessionHead->head));
+        m_sessionHead.reset();
+    }
+    if (model) {
+        const attn::ModelConfig &c = model->model().config();
+        auto *items = qobject_cast<QStandardItemModel *>(m_positional->model());
+        for (int i = 0; i < m_positional->count(); ++i) {
+            auto choice = attn::parsePositionalChoice(m_positional->itemData(i).toString().toStdString());
+            const bool ok = choice && positionalChoiceSupported(*model, *choice);
+            if (QStandardItem *item = items ? items->item(i) : nullptr) {
+                item->setEnabled(ok);
+                item->setToolTip(ok ? QString() : tr("Only the random: models can swap their positional encoding"));
+            }
+        }
+        m_positional->setItemText(0, tr("Model's own (%1)")
+                                         .arg(QString::fromStdString(attn::positionKindName(c.positions))));
+        m_mask->setItemText(0, tr("Model's own (%1)").arg(c.causal ? tr("causal") : tr("bidirectional")));
+    }
+    const auto scope = attn::EquivarianceScope::Kind(m_scope->currentData().toInt());
+    m_layer->setToolTip(scope == attn::EquivarianceScope::Kind::Model ? tr("the head drawn on the right") : QString());
+}
+
+attn::EquivarianceSettings EquivarianceView::settings() const
+{
+    attn::EquivarianceSettings s;
+    switch (m_permKind->currentData().toInt()) {
+    case PermReverse: s.permutation.kind = attn::PermutationSpec::Kind::Reverse; break;
+    case PermRandom:
+        s.permutation.kind = attn::PermutationSpec::Kind::Random;
+        s.permutation.seed = std::uint64_t(m_seed->value());
+        break;
+    case PermSwap:
+        s.permutation.kind = attn::PermutationSpec::Kind::Swap;
+        s.permutation.order = {m_swapA->value(), m_swapB->value()};
+        break;
+    case PermCustom:
+        s.permutation.kind = attn::PermutationSpec::Kind::Explicit;
+        s.permutation.order = m_custom;
+        break;
+    }
+    s.permutation.keepSpecialFixed = m_keepSpecial->isChecked();
+    s.positional = *attn::parsePositionalChoice(m_positional->currentData().toString().toStdString());
+    s.mask = *attn::parseMaskChoice(m_mask->currentData().toString().toStdString());
+    s.scope.kind = attn::EquivarianceScope::Kind(m_scope->currentData().toInt());
+    s.scope.head = focusHead();
+    s.scope.layer = m_layer->value();
+    return s;
+}
+
+attn::HeadRef EquivarianceView::focusHead() const { return {m_layer->value(), m_head->value()}; }
+
+void EquivarianceView::setFocusHead(int layer, int head)
+{
+    m_layer->setValue(layer);
+    m_head->setValue(head);
+}
+
+void EquivarianceView::setPermutation(const attn::PermutationSpec &spec)
+{
+    const QSignalBlocker b1(m_permKind), b2(m_seed), b3(m_swapA), b4(m_swapB), b5(m_keepSpecial);
+    switch (spec.kind) {
+    case attn::PermutationSpec::Kind::Reverse: m_permKind->setCurrentIndex(PermReverse); break;
+    case attn::PermutationSpec::Kind::Random:
+        m_permKind->setCurrentIndex(PermRandom);
+        m_seed->setValue(int(spec.seed));
+        break;
+    case attn::PermutationSpec::Kind::Swap:
+        m_permKind->setCurrentIndex(PermSwap);
+        if (spec.order.size() == 2) {
+            m_swapA->setMaximum(std::max<int>(m_swapA->maximum(), int(spec.order[0])));
+            m_swapB->setMaximum(std::max<int>(m_swapB->maximum(), int(spec.order[1])));
+            m_swapA->setValue(int(spec.order[0]));
+            m_swapB->setValue(int(spec.order[1]));
+        }
+        break;
+    case attn::PermutationSpec::Kind::Explicit:
+        m_permKind->setCurrentIndex(PermCustom);
+        m_custom = spec.order;
+        break;
+    }
+    m_keepSpecial->setChecked(spec.keepSpecialFixed);
+    updateControls();
+    scheduleRun();
+}
+
+void EquivarianceView::setPositional(attn::PositionalChoice choice)
+{
+    m_positional->setCurrentIndex(std::max(0, m_positional->findData(QString::fromStdString(attn::positionalChoiceName(choice)))));
+}
+
+void EquivarianceView::setMask(attn::MaskChoice::Kind kind)
+{
+    attn::MaskChoice m;
+    m.kind = kind;
+    m_mask->setCurrentIndex(std::max(0, m_mask->findData(QString::fromStdString(m.kindName()))));
+}
+
+void EquivarianceView::setScope(attn::EquivarianceScope::Kind kind)
+{
+    m_scope->setCurrentIndex(std::max(0, m_scope->findData(int(kind))));
+}
+
+void EquivarianceView::onStripEdited(const std::vector<std::int64_t> &order)
+{
+    m_custom = order;
+    {
+        const QSignalBlocker block(m_permKind);
+        m_permKind->setCurrentIndex(PermCustom);
+    }
+    updateControls();
+    scheduleRun();
+}
+
+void EquivarianceView::onSubjectChanged()
+{
+    // A dragged order belongs to the old tokens.
+    if (m_permKind->currentData().toInt() == PermCustom) {
+        const QSignalBlocker block(m_permKind);
+        m_permKind->setCurrentIndex(PermReverse);
+    }
+    updateControls();
+    scheduleRun();
+}
+
+void EquivarianceView::scheduleRun() { m_deferred->schedule(); }
+
+void EquivarianceView::rerun()
+{
+    m_deferred->cancelPending();
+    submit();
+}
+
+void EquivarianceView::submit()
+{
+    EquivarianceRequest r;
+    r.model = subject()->model();
+    if (!r.model) {
+        showError(tr("Open a model in Explore first: equivariance compares two passes of a model."));
+        return;
+    }
+    r.text = subject()->text();
+    r.settings = settings();
+    r.focus = focusHead();
+    m_status->setText(tr("Running 4 forward passes…"));
+    m_pending = runner()->submit([r](const JobContext &ctx) { return runEquivarianceJob(r, ctx); });
+}
+
+void EquivarianceView::onFinished(const SnapshotPtr &snapshot)
+{
+    if (!snapshot || snapshot->generation != m_pending) return;
+    auto s = std::dynamic_pointer_cast<const EquivarianceSnapshot>(snapshot);
+    if (!s) return;
+    m_snapshot = std::move(s);
+    m_error->hide();
+    showSnapshot();
+    emit figureChanged();
+    emit resultShown();
+}
+
+void EquivarianceView::onFailed(const QString &message)
+{
+    if (runner()->currentGeneration() != m_pending) return;
+    m_status->clear();
+    showError(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
+                         : tr("Could not run: %1.").arg(message));
+}
+
+void EquivarianceView::showError(const QString &message)
+{
+    m_error->setText(message);
+    m_error->show();
+}
+
+QString EquivarianceView::errorText() const { return m_error->isVisible() || !m_error->isHidden() ? m_error->text() : QString(); }
+
+void EquivarianceView::showSnapshot()
+{
+    const EquivarianceSnapshot &s = *m_snapshot;
+    const attn::EquivarianceResult &r = s.result;
+    const TextModelPtr model = subject()->model();
+    const QString reason = model ? equivarianceReason(model->model().config(), settings()) : QString();
+    m_figure->setSnapshot(m_snapshot, reason);
+    m_strip->setTokens(s.labels, r.permutation, s.special);
+    m_swapA->setMaximum(std::max(0, s.length - 1));
+    m_swapB->setMaximum(std::max(0, s.length - 1));
+    m_status->setText(tr("%1 tokens · permutation %2 · positions used: %3 · mask: %4 · backend %5 · %6 ms")
+                          .arg(s.length)
+                          .arg(QString::fromStdString(attn::permutationSpecText(settings().permutation)))
+                          .arg(QString::fromStdString(attn::positionKindName(r.positionsUsed)),
+                               QString::fromStdString(r.maskUsed), QString::fromStdString(s.backend))
+                          .arg(s.elapsedMs, 0, 'f', 0));
+
+    // Per-head errors over the scope: a layers × heads grid, heads outside the scope masked.
+    if (model) {
+        const attn::ModelConfig &c = model->model().config();
+        HeatmapData d;
+        d.rows = int(c.layers);
+        d.cols = int(c.heads);
+        d.values.assign(std::size_t(d.rows * d.cols), 0.0f);
+        d.masked.assign(d.values.size(), 1);
+        double worst = 0.0;
+        for (const attn::HeadEquivariance &h : r.heads) {
+            const std::size_t k = std::size_t(h.head.layer * d.cols + h.head.head);
+            if (k >= d.values.size()) continue;
+            d.values[k] = float(h.maxAbsErrWeights);
+            d.masked[k] = 0;
+            worst = std::max(worst, h.maxAbsErrWeights);
+        }
+        for (int l = 0; l < d.rows; ++l) d.rowLabels << QString::number(l);
+        for (int h = 0; h < d.cols; ++h) d.colLabels << QString::number(h);
+        m_headErrors->setValueRange(0.0, worst > 0.0 ? worst : 1e-12);
+        m_headErrors->setData(std::move(d));
+        m_headErrors->setHoverFormatter([this](HeatmapCell cell) {
+            const double v = m_headErrors->cellValue(cell.row, cell.col);
+            return std::isnan(v) ? tr("head %1.%2: outside the scope").arg(cell.row).arg(cell.col)
+                                 : tr("head %1.%2: max |ΔA| = %3").arg(cell.row).arg(cell.col).arg(EquivarianceFigure::formatError(v));
+        });
+    }
+}
+
+QWidget *EquivarianceView::figureWidget() const { return m_snapshot ? m_figure : nullptr; }
+
+HeatmapPlot *EquivarianceView::currentFigure() const { return m_figure->weightsPermutedInput(); }
+
+QString EquivarianceView::figureCaption() const
+{
+    const attn::EquivarianceSettings s = settings();
+    const attn::HeadRef h = focusHead();
+    QString text = subject()->text();
+    if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
+    return tr("%1 · “%2” · head %3.%4 · permutation %5%6 · positions: %7 · mask: %8 · scope: %9")
+        .arg(subject()->modelSpec(), text)
+        .arg(h.layer).arg(h.head)
+        .arg(QString::fromStdString(attn::permutationSpecText(s.permutation)),
+             s.permutation.keepSpecialFixed ? tr(" (special tokens fixed)") : QString(),
+             QString::fromStdString(attn::positionalChoiceName(s.positional)),
+             QString::fromStdString(s.mask.kindName()), scopeText(s.scope));
+}
+
+void EquivarianceView::setColorMap(ColorMap map)
+{
+    m_colorMap = map;
+    m_figure->setColorMap(map);
+    m_headErrors->setColorMap(map);
+}
+
+QJsonObject EquivarianceView::sessionState() const
+{
+    const attn::EquivarianceSettings s = settings();
+    const attn::HeadRef h = focusHead();
+    return QJsonObject{
+        {QStringLiteral("permutation"), QString::fromStdString(attn::permutationSpecText(s.permutation))},
+        {QStringLiteral("keep_special_fixed"), s.permutation.keepSpecialFixed},
+        {QStringLiteral("positional"), QString::fromStdString(attn::positionalChoiceName(s.positional))},
+        {QStringLiteral("mask"), QString::fromStdString(s.mask.kindName())},
+        {QStringLiteral("scope"), m_scope->currentData().toInt() == int(attn::EquivarianceScope::Kind::Model)
+                                      ? QStringLiteral("model")
+                                      : scopeText(s.scope)},
+        {QStringLiteral("head"), QStringLiteral("%1.%2").arg(h.layer).arg(h.head)},
+    };
+}
+
+bool EquivarianceView::restoreSessionState(const QJsonObject &state, QString *error)
+{
+    if (state.isEmpty()) return true;
+    const auto str = [&](const char *key) { return state.value(QLatin1String(key)).toString().toStdString(); };
+    const auto field = [](const char *key) { return QString(QLatin1String(key)); };
+    static const QStringList known{QStringLiteral("permutation"), QStringLiteral("keep_special_fixed"), QStringLiteral("positional"),
+                                   QStringLiteral("mask"), QStringLiteral("scope"), QStringLiteral("head")};
+    for (const QString &key : state.keys())
+        if (!known.contains(key)) return failWith(error, tr("%1: unknown field").arg(key));
+
+    attn::PermutationSpec perm;
+    if (state.contains(QLatin1String("permutation"))) {
+        auto p = attn::parsePermutationSpec(str("permutation"));
+        if (!p) return failWith(error, tr("%1: %2").arg(field("permutation"), QString::fromStdString(p.status().message())));
+        perm = *p;
+    }
+    if (state.contains(QLatin1String("keep_special_fixed"))) {
+        if (!state.value(QLatin1String("keep_special_fixed")).isBool())
+            return failWith(error, tr("%1: expected true or false").arg(field("keep_special_fixed")));
+        perm.keepSpecialFixed = state.value(QLatin1String("keep_special_fixed")).toBool();
+    }
+    attn::PositionalChoice positional = attn::PositionalChoice::Model;
+    if (state.contains(QLatin1String("positional"))) {
+        auto p = attn::parsePositionalChoice(str("positional"));
+        if (!p) return failWith(error, tr("%1: %2").arg(field("positional"), QString::fromStdString(p.status().message())));
+        positional = *p;
+    }
+    attn::MaskChoice mask;
+    if (state.contains(QLatin1String("mask"))) {
+        auto m = attn::parseMaskChoice(str("mask"));
+        if (!m || (m->kind != attn::MaskChoice::Kind::Model && m->kind != attn::MaskChoice::Kind::Bidirectional &&
+                   m->kind != attn::MaskChoice::Kind::Causal))
+            return failWith(error, tr("%1: expected model, bidirectional or causal, not '%2'").arg(field("mask"), QString::fromStdString(str("mask"))));
+        mask = *m;
+    }
+    attn::EquivarianceScope scope;
+    if (state.contains(QLatin1String("scope"))) {
+        auto sc = attn::parseEquivarianceScope(str("scope"));
+        if (!sc) return failWith(error, tr("%1: %2").arg(field("scope"), QString::fromStdString(sc.status().message())));
+        scope = *sc;
+    }
+    attn::HeadRef head = focusHead();
+    if (scope.kind == attn::EquivarianceScope::Kind::Head) head = scope.head;
+    if (scope.kind == attn::EquivarianceScope::Kind::Layer) head.layer = scope.layer;
+    if (state.contains(QLatin1String("head"))) {
+        auto heads = attn::parseHeadList(str("head"));
+        if (!heads || !heads->has_value() || (*heads)->size() != 1)
+            return failWith(error, tr("%1: expected L.H, not '%2'").arg(field("head"), QString::fromStdString(str("head"))));
+        head = (**heads).front();
+    }
+    // Heads and positional choices are checked against the model when it runs: a session sets its workspace
+    // states before it opens its model, so the model open now may not be the one these values are for.
+
+    // All valid: apply.
+    m_sessionHead = head;
+    m_layer->setMaximum(std::max<int>(m_layer->maximum(), int(head.layer)));
+    m_head->setMaximum(std::max<int>(m_head->maximum(), int(head.head)));
+    setFocusHead(int(head.layer), int(head.head));
+    setScope(scope.kind);
+    setPositional(positional);
+    setMask(mask.kind);
+    setPermutation(perm);
+    return true;
+}
+
+bool EquivarianceView::showView(const QString &spec, QString *error)
+{
+    const QStringList parts = spec.split(QLatin1Char(':'));
+    if (parts.value(0) != QLatin1String("equivariance") || parts.size() > 2)
+        return Workspace::showView(spec, error);
+    if (parts.size() == 2) {
+        auto heads = attn::parseHeadList(parts[1].toStdString());
+        if (!heads || !heads->has_value() || (*heads)->size() != 1)
+            return failWith(error, tr("view '%1': expected equivariance:L.H").arg(spec));
+        const attn::HeadRef h = (**heads).front();
+        if (const TextModelPtr model = subject()->model()) {
+            const attn::ModelConfig &c = model->model().config();
+            if (h.layer >= c.layers || h.head >= c.heads)
+                return failWith(error, tr("view '%1': head %2.%3 is outside the model").arg(spec).arg(h.layer).arg(h.head));
+        }
+        setFocusHead(int(h.layer), int(h.head));
+    }
+    rerun();
+    return true;
+}
+
+} // namespace attnui

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The Faithfulness workspace's table: per importance method, ERASER comprehensiveness / sufficiency AOPC, the
+// deletion / insertion AUCs, tokens to flip, faithfulness correlation, agreement with the chosen perturbation
+// importance and, with a ground-truth rationale, token F1 and precision@k — each number beside its random
+// baseline, each header with its unit.
+
+#include "faithfulness/faithfulnessrun.h"
+
+#include <QString>
+
+class QTableWidget;
+
+namespace attnui {
+
+// "head" → "attention head 2.0", "loo_deletion" → "LOO (deletion)", ... (note: Importance::note).
+QString importanceDisplayName(const std::string &name, const std::string &note = {});
+QString formatMetric(double value, int digits = 3);   // "0.412"; NaN: "NaN"
+
+// reference: the perturbation importance the agreement column compares against ("loo_deletion", ...).
+void fillFaithfulnessTable(QTableWidget *table, const FaithfulnessSnapshot &s, const std::string &reference);
+
+} // namespace attnui

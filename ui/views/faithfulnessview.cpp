@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "views/faithfulnessview.h"
+
+#include "runner/enginerunner.h"
+#include "subject.h"
+#include "views/faithfulnessfigure.h"
+#include "views/faithfulnesstable.h"
+#include "views/workspacekit.h"
+
+#include <attnscope/export.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QJsonObject>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <vector>
+
+namespace attnui {
+
+namespace {
+
+constexpr int kDebounceMs = 300;
+
+QComboBox *namedCombo(const QList<std::pair<QString, QString>> &items)
+{
+    auto *combo = new QComboBox;
+    for (const auto &[text, data] : items) combo->addItem(text, data);
+    return combo;
+}
+
+void selectData(QComboBox *combo, const QString &data)
+{
+    const int i = combo->findData(data);
+    if (i >= 0) combo->setCurrentIndex(i);
+}
+
+} // namespace
+
+FaithfulnessView::FaithfulnessView(Subject *subject, QWidget *parent) : Workspace(subject, parent)
+{
+    setObjectName(QStringLiteral("faithfulness"));
+    // Edits re-run by themselves only while the suite is short; a long one waits for Run.
+    m_deferred = new DeferredRun(this, kDebounceMs, [this] {
+        if (m_estimate >= 0 && m_estimate <= kAutoRunPasses) submit();
+    });
+    buildUi();
+    connect(runner(), &EngineRunner::finished, this, &FaithfulnessView::onFinished);
+    connect(runner(), &EngineRunner::failed, this, &FaithfulnessView::onFailed);
+    connect(runner(), &EngineRunner::started, this, [this] {
+        m_progress->setValue(0);
+        m_progress->show();
+        m_cancel->setEnabled(true);
+    });
+    connect(runner(), &EngineRunner::progress, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
+    connect(runner(), &EngineRunner::idle, this, [this] {
+        m_progress->hide();
+        m_cancel->setEnabled(false);
+    });
+    connect(runner(), &EngineRunner::cancelled, this, [this] { m_estimateLabel->setText(m_estimateLabel->text() + tr(" — cancelled")); });
+    connect(subject, &Subject::modelChanged, this, &FaithfulnessView::onModelChanged);
+    connect(subject, &Subject::textChanged, this, &FaithfulnessView::onSettingChanged);
+    onModelChanged();
+}
+
+FaithfulnessView::~FaithfulnessView() = default;
+
+QString FaithfulnessView::explanation() const
+{
+    return tr("Does attention point at the tokens the model actually uses? Left, importance read from attention; "
+              "right, importance measured by removing tokens and watching the output. The numbers below say how well "
+              "they agree, each beside what a random ordering gets.");
+}
+
+void FaithfulnessView::buildUi()
+{
+    auto *outer = new QVBoxLayout(this);
+    outer->addWidget(makeExplanationLabel(explanation()));
+    m_error = makeErrorBanner();
+    outer->addWidget(m_error);
+
+    auto *row = new QHBoxLayout;
+    outer->addLayout(row, 1);
+    auto *controls = new QWidget;
+    auto *side = new QVBoxLayout(controls);
+    side->setContentsMargins(0, 0, 0, 0);
+
+    auto *inputBox = new QGroupBox(tr("Input"));
+    auto *inputForm = new QFormLayout(inputBox);
+    m_exampleLabel = new QLabel(tr("Rationale:"));
+    m_example = new QComboBox;
+    m_example->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_example->setMinimumContentsLength(16);
+    m_example->setToolTip(tr("Examples with ground-truth evidence tokens (the model folder's rationales.json)"));
+    inputForm->addRow(m_exampleLabel, m_example);
+    m_target = new QComboBox;
+    inputForm->addRow(tr("Target:"), m_target);
+    side->addWidget(inputBox);
+
+    auto *methodBox = new QGroupBox(tr("Importance"));
+    auto *methodForm = new QFormLayout(methodBox);
+    m_attention = namedCombo({{tr("One head"), QStringLiteral("head")},
+                              {tr("Mean of heads (last layer)"), QStringLiteral("head_mean")},
+                              {tr("Rollout"), QStringLiteral("rollout")},
+                              {tr("Flow"), QStringLiteral("flow")}});
+    methodForm->addRow(tr("Attention:"), m_attention);
+    auto *headRow = new QHBoxLayout;
+    m_layer = new QSpinBox;
+    m_head = new QSpinBox;
+    m_layer->setPrefix(tr("layer "));
+    m_head->setPrefix(tr("head "));
+    headRow->addWidget(m_layer);
+    headRow->addWidget(m_head);
+    methodForm->addRow(tr("Head:"), headRow);
+    m_perturbation = namedCombo({{tr("Leave-one-out, deletion"), QStringLiteral("loo_deletion")},
+                                 {tr("Leave-one-out, key knockout"), QStringLiteral("loo_knockout")},
+                                 {tr("Occlusion"), QStringLiteral("occlusion")}});
+    methodForm->addRow(tr("Perturbation:"), m_perturbation);
+    m_baseline = namedCombo({{tr("[MASK] token"), QStringLiteral("mask")},
+                             {tr("[UNK] token"), QStringLiteral("unk")},
+                             {tr("padding token"), QStringLiteral("pad")},
+                             {tr("zero embedding"), QStringLiteral("zero_embedding")}});
+    m_baseline->setToolTip(tr("What replaces a token for occlusion"));
+    methodForm->addRow(tr("Occlusion:"), m_baseline);
+    m_removal = namedCombo({{tr("deletion"), QStringLiteral("deletion")},
+                            {tr("key knockout"), QStringLiteral("knockout")},
+                            {tr("[MASK] token"), QStringLiteral("mask")},
+                            {tr("zero embedding"), QStringLiteral("zero_embedding")}});
+    m_removal->setToolTip(tr("How ERASER, AOPC and the curves remove tokens"));
+    methodForm->addRow(tr("ERASER by:"), m_removal);
+    side->addWidget(methodBox);
+
+    auto *testBox = new QGroupBox(tr("Baselines and head tests"));
+    auto *testForm = new QFormLayout(testBox);
+    m_seed = new QSpinBox;
+    m_seed->setRange(0, 1000000);
+    m_seed->setValue(42);
+    testForm->addRow(tr("Seed:"), m_seed);
+    m_randomSeeds = new QSpinBox;
+    m_randomSeeds->setRange(1, 50);
+    m_randomSeeds->setValue(5);
+    testForm->addRow(tr("Random orders:"), m_randomSeeds);
+    m_permutations = new QSpinBox;
+    m_permutations->setRange(1, 1000);
+    m_permutations->setValue(100);
+    m_permTest = new QCheckBox(tr("Permute"));
+    m_permTest->setChecked(true);
+    m_permTest->setText(tr("Permute each head ×"));
+    auto *permRow = new QHBoxLayout;
+    permRow->addWidget(m_permTest);
+    permRow->addWidget(m_permutations);
+    testForm->addRow(permRow);
+    m_uniformTest = new QCheckBox(tr("Uniform attention per head"));
+    m_uniformTest->setChecked(true);
+    testForm->addRow(m_uniformTest);
+    m_ablationTest = new QCheckBox(tr("Ablate each head, show"));
+    m_ablationTest->setChecked(true);
+    m_ablationView = namedCombo({{tr("zero"), QStringLiteral("zero")}, {tr("mean"), QStringLiteral("mean")}});
+    auto *ablRow = new QHBoxLayout;
+    ablRow->addWidget(m_ablationTest);
+    ablRow->addWidget(m_ablationView);
+    testForm->addRow(ablRow);
+    m_sanity = new QCheckBox(tr("Sanity check (other target)"));
+    m_sanity->setChecked(true);
+    testForm->addRow(m_sanity);
+    side->addWidget(testBox);
+
+    m_estimateLabel = new QLabel;
+    m_estimateLabel->setWordWrap(true);
+    side->addWidget(m_estimateLabel);
+    auto *buttons = new QHBoxLayout;
+    m_run = new QPushButton(tr("Run"));
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setEnabled(false);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    side->addLayout(buttons);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(false);
+    m_progress->hide();
+    side->addWidget(m_progress);
+    side->addStretch(1);
+
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(controls);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setFixedWidth(316);
+    // Long items (rationale texts) must not widen the panel.
+    for (QSpinBox *spin : controls->findChildren<QSpinBox *>()) spin->setMaximumWidth(110);
+    for (QComboBox *combo : controls->findChildren<QComboBox *>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(8);
+    }
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    row->addWidget(scroll);
+    m_figure = new FaithfulnessFigure;
+    row->addWidget(m_figure, 1);
+
+    // Display-only choices redraw; the rest changes the suite and re-runs.
+    for (QComboBox *c : {m_attention, m_perturbation, m_ablationView})
+        connect(c, &QComboBox::currentIndexChanged, this, [this] { refreshFigure(); });
+    for (QComboBox *c : {m_baseline, m_removal, m_target})
+        connect(c, &QComboBox::currentIndexChanged, this, &FaithfulnessView::onSettingChanged);
+    for (QSpinBox *s : {m_layer, m_head, m_seed, m_randomSeeds, m_permutations})
+        connect(s, &QSpinBox::valueChanged, this, &FaithfulnessView::onSettingChanged);
+    for (QCheckBox *c : {m_permTest, m_uniformTest, m_ablationTest, m_sanity})
+        connect(c, &QCheckBox::toggled, this, &FaithfulnessView::onSettingChanged);
+    connect(m_example, &QComboBox::activated, this, [this](int index) { useRationaleExample(index - 1); });
+    connect(m_run, &QPushButton::clicked, this, &FaithfulnessView::rerun);
+    connect(m_cancel, &QPushButton::clicked, runner(), &EngineRunner::cancel);
+}
+
+void FaithfulnessView::onModelChanged()
+{
+    const TextModelPtr model = subject()->model();
+    m_rationales = model ? readRationales(modelFolder(subject()->modelSpec())) : QList<RationaleExample>{};
+    {
+        const QSignalBlocker block(m_example);
+        m_example->clear();
+        m_example->addItem(tr("(the Subject's text)"));
+        for (int i = 0; i < m_rationales.size(); ++i) {
+            const RationaleExample &e = m_rationales[i];
+            m_example->addItem(tr("#%1 %2: %3").arg(i).arg(e.label, e.text), i);
+            m_example->setItemData(i + 1, e.text, Qt::ToolTipRole);
+        }
+    }
+    m_example->setVisible(!m_rationales.isEmpty());
+    m_exampleLabel->setVisible(!m_rationales.isEmpty());
+    {
+        const QSignalBlocker b1(m_target), b2(m_layer), b3(m_head);
+        m_target->clear();
+        m_target->addItem(tr("predicted"), -1);
+        if (model) {
+            const attn::ModelConfig &c = model->model().config();
+            if (c.head == attn::ModelHead::Classification)
+                for (std::size_t i = 0; i < c.labels.size(); ++i)
+                    m_target->addItem(tr("class %1 (%2)").arg(i).arg(QString::fromStdString(c.labels[i])), int(i));
+            m_layer->setRange(0, int(c.layers) - 1);
+            m_head->setRange(0, int(c.heads) - 1);
+            // A head a session asked for before this model was open; else the engine's default: last layer, head 0.
+            if (m_sessionHead && m_sessionHead->layer < c.layers && m_sessionHead->head < c.heads) {
+                m_layer->setValue(int(m_sessionHead->layer));
+                m_head->setValue(int(m_sessionHead->head));
+            } else {
+                m_layer->setValue(int(c.layers) - 1);
+                m_head->setValue(0);
+            }
+            m_sessionHead.reset();
+            // Token baselines only where the tokenizer has the token; the engine's default: [MASK], else zero.
+            const attn::SpecialTokenIds ids = model->tokenizer() ? model->tokenizer()->specialTokenIds() : attn::SpecialTokenIds{};
+            const auto enable = [](QComboBox *combo, const QString &data, bool on) {
+                auto *items = qobject_cast<QStandardItemModel *>(combo->model());
+                const int i = combo->findData(data);
+                if (!items || i < 0) return;
+                items->item(i)->setEnabled(on);
+                items->item(i)->setToolTip(on ? QString() : tr("This model's tokenizer has no such token"));
+            };
+            enable(m_baseline, QStringLiteral("mask"), ids.mask >= 0);
+            enable(m_baseline, QStringLiteral("unk"), ids.unk >= 0);
+            enable(m_removal, QStringLiteral("mask"), ids.mask >= 0);
+            // Keep the choices this model can run (a session's, or the user's); else the defaults.
+            auto *baselines = qobject_cast<QStandardItemModel *>(m_baseline->model());
+            if (!baselines->item(m_baseline->currentIndex())->isEnabled())
+                m_baseline->setCurrentIndex(m_baseline->findData(ids.mask >= 0 ? QStringLiteral("mask") : QStringLiteral("zero_embedding")));
+            if (ids.mask < 0 && m_removal->currentData().toString() == QLatin1String("mask")) m_removal->setCurrentIndex(0);
+            if (m_sessionTarget) m_target->setCurrentIndex(std::max(0, m_target->findData(*m_sessionTarget)));
+            m_sessionTarget.reset();
+        }
+        m_target->setEnabled(m_target->count() > 1);
+    }
+    onSettingChanged();
+}
+
+std::vector<std::int64_t> FaithfulnessView::goldTokens() const
+{
+    const QString text = subject()->text();
+    for (const RationaleExample &e : m_rationales)
+        if (e.text == text) return e.evidence;
+    return {};
+}
+
+void FaithfulnessView::useRationaleExample(int index)
+{
+    if (index < 0 || index >= m_rationales.size()) return;
+    subject()->setText(m_rationales[index].text);
+}
+
+attn::FaithfulnessSettings FaithfulnessView::settings() const
+{
+    attn::FaithfulnessSettings s;
+    s.head = attn::HeadRef{m_layer->value(), m_head->value()};
+    s.occlusionBaseline = *attn::parseRemovalOperator(m_baseline->currentData().toString().toStdString());
+    s.removal = *attn::parseRemovalOperator(m_removal->currentData().toString().toStdString());
+    const int target = m_target->currentData().toInt();
+    if (target >= 0) s.targetClass = target;
+    s.seed = std::uint64_t(m_seed->value());
+    s.randomSeeds = m_randomSeeds->value();
+    s.permutations = m_permutations->value();
+    s.permutationTest = m_permTest->isChecked();
+    s.uniformTest = m_uniformTest->isChecked();
+    s.headAblation = m_ablationTest->isChecked();
+    s.randomLogitCheck = m_sanity->isChecked();
+    return s;
+}
+
+std::string FaithfulnessView::attentionMethod() const { return m_attention->currentData().toString().toStdString(); }
+std::string FaithfulnessView::perturbationMethod() const { return m_perturbation->currentData().toString().toStdString(); }
+void FaithfulnessView::setAttentionMethod(const std::string &name) { selectData(m_attention, QString::fromStdString(name)); }
+void FaithfulnessView::setPerturbationMethod(const std::string &name) { selectData(m_perturbation, QString::fromStdString(name)); }
+
+void FaithfulnessView::onSettingChanged()
+{
+    // The example picker follows the text.
+    const QString text = subject()->text();
+    int current = 0;
+    for (int i = 0; i < m_rationales.size(); ++i)
+        if (m_rationales[i].text == text) current = i + 1;
+    {
+        const QSignalBlocker block(m_example);
+        m_example->setCurrentIndex(current);
+    }
+    updateEstimate();
+    scheduleRun();
+}
+
+void FaithfulnessView::updateEstimate()
+{
+    const TextModelPtr model = subject()->model();
+    m_estimate = model ? estimatePasses(*model, subject()->text(), settings()) : -1;
+    if (!model) m_estimateLabel->setText(tr("Open a model in Explore first."));
+    else if (m_estimate < 0) m_estimateLabel->setText(tr("The text cannot be tokenized for this model."));
+    else if (m_estimate <= kAutoRunPasses)
+        m_estimateLabel->setText(tr("This suite runs ≈ %L1 forward passes; it starts by itself.").arg(m_estimate));
+    else
+        m_estimateLabel->setText(tr("<b>This suite runs ≈ %L1 forward passes.</b> Press Run to start it.").arg(m_estimate));
+}
+
+QString FaithfulnessView::estimateText() const { return m_estimateLabel->text(); }
+
+void FaithfulnessView::scheduleRun() { m_deferred->schedule(); }
+
+void FaithfulnessView::rerun()
+{
+    m_deferred->cancelPending();
+    submit();
+}
+
+void FaithfulnessView::submit()
+{
+    FaithfulnessRequest r;
+    r.model = subject()->model();
+    if (!r.model) {
+        showError(tr("Open a model in Explore first: faithfulness perturbs a model's input."));
+        return;
+    }
+    r.text = subject()->text();
+    r.settings = settings();
+    r.gold = goldTokens();
+    for (QComboBox *combo : {m_baseline, m_removal}) {
+        auto *items = qobject_cast<QStandardItemModel *>(combo->model());
+        if (items && !items->item(combo->currentIndex())->isEnabled()) {
+            showError(tr("%1 is not available for this model: its tokenizer has no such token.").arg(combo->currentText()));
+            return;
+        }
+    }
+    if (m_sessionTarget && m_target->findData(*m_sessionTarget) < 0) {
+        showError(tr("Target class %1 is not a class of this model.").arg(*m_sessionTarget));
+        return;
+    }
+    m_pending = runner()->submit([r](const JobContext &ctx) { return runFaithfulnessJob(r, ctx); });
+}
+
+void FaithfulnessView::onFinished(const SnapshotPtr &snapshot)
+{
+    if (!snapshot || snapshot->generation != m_pending) return;
+    auto s = std::dynamic_pointer_cast<const FaithfulnessSnapshot>(snapshot);
+    if (!s) return;
+    m_snapshot = std::move(s);
+    m_error->hide();
+    refreshFigure();
+    emit figureChanged();
+    emit resultShown();
+}
+
+void FaithfulnessView::onFailed(const QString &message)
+{
+    if (runner()->currentGeneration() != m_pending) return;
+    showError(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
+                         : tr("Could not run: %1.").arg(message));
+}
+
+void FaithfulnessView::showError(const QString &message)
+{
+    m_error->setText(message);
+    m_error->show();
+}
+
+QString FaithfulnessView::errorText() const { return m_error->isHidden() ? QString() : m_error->text(); }
+
+void FaithfulnessView::refreshFigure()
+{
+    if (!m_snapshot) return;
+    m_figure->setSnapshot(m_snapshot, attentionMethod(), perturbationMethod(), m_ablationView->currentData().toString());
+}
+
+QWidget *FaithfulnessView::figureWidget() const { return m_snapshot ? m_figure : nullptr; }
+
+QString FaithfulnessView::figureCaption() const
+{
+    const attn::FaithfulnessSettings s = settings();
+    QString text = subject()->text();
+    if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
+    return tr("%1 · “%2” · attention %3 (head %4.%5) vs %6 · removal %7 · occlusion %8 · seed %9, %10 random orders, "
+              "%11 permutations")
+        .arg(subject()->modelSpec(), text, importanceDisplayName(attentionMethod()))
+        .arg(s.head->layer).arg(s.head->head)
+        .arg(importanceDisplayName(perturbationMethod()), QString::fromStdString(attn::removalOperatorName(s.removal)),
+             QString::fromStdString(attn::removalOperatorName(*s.occlusionBaseline)))
+        .arg(s.seed).arg(s.randomSeeds).arg(s.permutations);
+}
+
+void FaithfulnessView::setColorMap(ColorMap map) { m_figure->setColorMap(map); }
+
+QJsonObject FaithfulnessView::sessionState() const
+{
+    const attn::FaithfulnessSettings s = settings();
+    return QJsonObject{
+        {QStringLiteral("attention"), m_attention->currentData().toString()},
+        {QStringLiteral("head"), QStringLiteral("%1.%2").arg(s.head->layer).arg(s.head->head)},
+        {QStringLiteral("perturbation"), m_perturbation->currentData().toString()},
+        {QStringLiteral("occlusion_baseline"), m_baseline->currentData().toString()},
+        {QStringLiteral("removal"), m_removal->currentData().toString()},
+        {QStringLiteral("target_class"), m_target->currentData().toInt()},
+        {QStringLiteral("seed"), m_seed->value()},
+        {QStringLiteral("random_seeds"), m_randomSeeds->value()},
+        {QStringLiteral("permutations"), m_permutations->value()},
+        {QStringLiteral("permutation_test"), m_permTest->isChecked()},
+        {QStringLiteral("uniform_test"), m_uniformTest->isChecked()},
+        {QStringLiteral("head_ablation"), m_ablationTest->isChecked()},
+        {QStringLiteral("ablation_view"), m_ablationView->currentData().toString()},
+        {QStringLiteral("sanity_check"), m_sanity->isChecked()},
+    };
+}
+
+bool FaithfulnessView::restoreSessionState(const QJsonObject &state, QString *error)
+{
+    if (state.isEmpty()) return true;
+    const auto field = [](const QString &key) { return key; };
+    const QJsonObject current = sessionState();
+    for (const QString &key : state.keys())
+        if (!current.contains(key)) return failWith(error, tr("%1: unknown field").arg(field(key)));
+    // Choices from a list: the value must be one of the combo's.
+    const QList<std::pair<QString, QComboBox *>> choices{{QStringLiteral("attention"), m_attention},
+                                                         {QStringLiteral("perturbation"), m_perturbation},
+                                                         {QStringLiteral("occlusion_baseline"), m_baseline},
+                                                         {QStringLiteral("removal"), m_removal},
+                                                         {QStringLiteral("ablation_view"), m_ablationView}};
+    for (const auto &[key, combo] : choices) {
+        if (!state.contains(key)) continue;
+        const QJsonValue v = state.value(key);
+        if (!v.isString() || combo->findData(v.toString()) < 0) {
+            QStringList allowed;
+            for (int i = 0; i < combo->count(); ++i) allowed << combo->itemData(i).toString();
+            return failWith(error, tr("%1: expected one of %2").arg(field(key), allowed.join(QStringLiteral(", "))));
+        }
+    }
+    const QList<std::pair<QString, QSpinBox *>> numbers{{QStringLiteral("seed"), m_seed},
+                                                        {QStringLiteral("random_seeds"), m_randomSeeds},
+                                                        {QStringLiteral("permutations"), m_permutations}};
+    for (const auto &[key, spin] : numbers) {
+        if (!state.contains(key)) continue;
+        const QJsonValue v = state.value(key);
+        if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()) || v.toDouble() < spin->minimum() ||
+            v.toDouble() > spin->maximum())
+            return failWith(error, tr("%1: expected an integer in [%2, %3]").arg(field(key)).arg(spin->minimum()).arg(spin->maximum()));
+    }
+    const QList<std::pair<QString, QCheckBox *>> flags{{QStringLiteral("permutation_test"), m_permTest},
+                                                       {QStringLiteral("uniform_test"), m_uniformTest},
+                                                       {QStringLiteral("head_ablation"), m_ablationTest},
+                                                       {QStringLiteral("sanity_check"), m_sanity}};
+    for (const auto &[key, box] : flags)
+        if (state.contains(key) && !state.value(key).isBool()) return failWith(error, tr("%1: expected true or false").arg(field(key)));
+    if (state.contains(QStringLiteral("target_class"))) {
+        const QJsonValue v = state.value(QStringLiteral("target_class"));
+        if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()) || v.toDouble() < -1)
+            return failWith(error, tr("%1: expected a class index, or −1 for the predicted class").arg(field(QStringLiteral("target_class"))));
+    }
+    attn::HeadRef head{m_layer->value(), m_head->value()};
+    if (state.contains(QStringLiteral("head"))) {
+        auto heads = attn::parseHeadList(state.value(QStringLiteral("head")).toString().toStdString());
+        if (!heads || !heads->has_value() || (*heads)->size() != 1)
+            return failWith(error, tr("%1: expected L.H").arg(field(QStringLiteral("head"))));
+        head = (**heads).front();
+        // Checked against the model when it runs: a session sets workspace states before it opens its model.
+        m_sessionHead = head;
+    }
+
+    // All valid: apply, then run once.
+    {
+        std::vector<QSignalBlocker> blockers;
+        blockers.reserve(16);
+        for (QObject *o : std::initializer_list<QObject *>{m_attention, m_perturbation, m_baseline, m_removal, m_ablationView,
+                                                           m_seed, m_randomSeeds, m_permutations, m_permTest, m_uniformTest,
+                                                           m_ablationTest, m_sanity, m_target, m_layer, m_head})
+            blockers.emplace_back(o);
+        for (const auto &[key, combo] : choices)
+            if (state.contains(key)) selectData(combo, state.value(key).toString());
+        for (const auto &[key, spin] : numbers)
+            if (state.contains(key)) spin->setValue(state.value(key).toInt());
+        for (const auto &[key, box] : flags)
+            if (state.contains(key)) box->setChecked(state.value(key).toBool());
+        if (state.contains(QStringLiteral("target_class"))) {
+            // A class of the model open now, or of the one a session is about to open.
+            const int target = state.value(QStringLiteral("target_class")).toInt();
+            m_sessionTarget = target;
+            if (m_target->findData(target) >= 0) m_target->setCurrentIndex(m_target->findData(target));
+        }
+        m_layer->setMaximum(std::max<int>(m_layer->maximum(), int(head.layer)));
+        m_head->setMaximum(std::max<int>(m_head->maximum(), int(head.head)));
+        m_layer->setValue(int(head.layer));
+        m_head->setValue(int(head.head));
+    }
+    refreshFigure();
+    onSettingChanged();
+    return true;
+}
+
+bool FaithfulnessView::showView(const QString &spec, QString *error)
+{
+    if (spec != QLatin1String("faithfulness")) return Workspace::showView(spec, error);
+    rerun();
+    return true;
+}
+
+} // namespace attnui
