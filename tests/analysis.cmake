@@ -13,6 +13,9 @@ target_compile_definitions(tst_equivariance PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJ
 attn_add_qt_test(tst_faithfulness LABELS analysis LIBS attn_engine Qt6::Core SOURCES jsonschema.cpp)
 target_compile_definitions(tst_faithfulness PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
 set_tests_properties(tst_faithfulness PROPERTIES TIMEOUT 300)
+# Model-parameter randomization (Model::withRandomizedParameters, the suite's cascading check, Appendix A.1 toy).
+attn_add_qt_test(tst_randomization LABELS analysis LIBS attn_engine Qt6::Core SOURCES jsonschema.cpp)
+target_compile_definitions(tst_randomization PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
 attn_add_qt_test(tst_cli_analyses LABELS cli LIBS Qt6::Core SOURCES jsonschema.cpp)
 target_compile_definitions(tst_cli_analyses PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_FILE:attnscope-cli>"
                                                     ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema"

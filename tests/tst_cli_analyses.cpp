@@ -92,6 +92,7 @@ private slots:
     void badArguments();
     void equivarianceNumbers();
     void faithfulnessDefaultsRecorded();
+    void faithfulnessRandomizationOption();
 };
 
 void TestCliAnalyses::docExamples_data()
@@ -178,6 +179,7 @@ void TestCliAnalyses::badArguments_data()
     QTest::addRow("fa bad removal") << fa({"--model", bert, "--text", "a b", "--removal", "blur"}) << 2 << "--removal";
     QTest::addRow("fa deletion baseline") << fa({"--model", bert, "--text", "a b", "--baseline", "deletion"}) << 2 << "--baseline";
     QTest::addRow("fa bad tests") << fa({"--model", bert, "--text", "a b", "--tests", "gradients"}) << 2 << "--tests";
+    QTest::addRow("fa bad randomization") << fa({"--model", bert, "--text", "a b", "--randomization", "independent"}) << 2 << "--randomization";
     QTest::addRow("fa bad metrics") << fa({"--model", bert, "--text", "a b", "--metrics", "some"}) << 2 << "--metrics";
     QTest::addRow("fa head outside") << fa({"--model", bert, "--text", "a b", "--head", "7.0"}) << 2 << "--head";
     QTest::addRow("fa zero permutations") << fa({"--model", bert, "--text", "a b", "--permutations", "0"}) << 2 << "--permutations";
@@ -235,6 +237,22 @@ void TestCliAnalyses::faithfulnessDefaultsRecorded()
     QCOMPARE(metrics.value("faithfulness_correlation").toObject().value("parameters").toObject().value("runs").toInt(), 100);
     QCOMPARE(doc.value("heads").toObject().value("results").toArray().size(), 12);
     QCOMPARE(doc.value("heads").toObject().value("parameters").toObject().value("permutations").toInt(), 3);
+}
+
+// --randomization: cascade by default (head, then + each layer from the top: layers + 1 steps), none gives null.
+void TestCliAnalyses::faithfulnessRandomizationOption()
+{
+    const QStringList base = {"faithfulness", "--model", "sample:rationale-bert", "--text", "the lousy actor found the dog",
+                              "--metrics", "none", "--tests", "none", "--out", "-"};
+    Run r = runCli(base);
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject rnd = QJsonDocument::fromJson(r.out).object().value("randomization").toObject();
+    QCOMPARE(rnd.value("parameters").toObject().value("mode").toString(), QStringLiteral("cascade"));
+    QCOMPARE(rnd.value("steps").toArray().size(), 4);
+    QCOMPARE(rnd.value("steps").toArray().at(0).toObject().value("randomized").toString(), QStringLiteral("head"));
+    r = runCli(base + QStringList{"--randomization", "none"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(QJsonDocument::fromJson(r.out).object().value("randomization").isNull());
 }
 
 QTEST_APPLESS_MAIN(TestCliAnalyses)

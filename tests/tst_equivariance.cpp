@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Permutation equivariance and causal leakage (equivariance.h) as properties over random models and sizes, on the
+// Permutation equivariance (equivariance.h) as properties over random models and sizes, on the
 // sample models, and the equivariance export against docs/schema/equivariance.schema.json.
 #include "jsonschema.h"
 
@@ -53,8 +53,6 @@ private slots:
     void brokenByPositionsOrCausalMask();
     void scopes();
     void sampleBert();
-    void leakage_data();
-    void leakage();
     void exportMatchesSchema();
 };
 
@@ -220,39 +218,6 @@ void TestEquivariance::sampleBert()
     QVERIFY(r.isOk());
     QVERIFY(!r->expectedEquivariant);
     QVERIFY(r->maxAbsErrWeights > 1e-3);
-}
-
-void TestEquivariance::leakage_data()
-{
-    QTest::addColumn<QString>("spec");
-    QTest::addColumn<QString>("mask");
-    QTest::addColumn<int>("length");
-    QTest::addColumn<int>("position");
-    QTest::addColumn<bool>("leaks");
-    QTest::addRow("random causal j=5") << "random:layers=2,heads=4,d_model=64,seed=7" << "causal" << 12 << 5 << false;
-    QTest::addRow("random causal rope j=1") << "random:layers=3,heads=2,d_model=32,seed=1,pe=rope" << "causal" << 30 << 1 << false;
-    QTest::addRow("random causal j=last") << "random:layers=1,heads=1,d_model=8,seed=3" << "causal" << 9 << 8 << false;
-    QTest::addRow("random bidirectional j=5") << "random:layers=2,heads=4,d_model=64,seed=7" << "bidirectional" << 12 << 5 << true;
-    QTest::addRow("gpt2 own causal j=4") << "sample:induction-gpt2" << "model" << 10 << 4 << false;
-    QTest::addRow("gpt2 forced bidirectional j=4") << "sample:induction-gpt2" << "bidirectional" << 10 << 4 << true;
-}
-
-void TestEquivariance::leakage()
-{
-    QFETCH(QString, spec);
-    QFETCH(QString, mask);
-    QFETCH(int, length);
-    QFETCH(int, position);
-    QFETCH(bool, leaks);
-    const attn::TextModel m = open(spec);
-    std::vector<std::int64_t> ids;
-    for (int i = 0; i < length; ++i) ids.push_back(10 + (i * 13) % 40);
-    const std::int64_t replacement = ids[static_cast<std::size_t>(position)] + 1;
-    auto r = attn::causalLeakage(m.model(), ids, position, replacement, *attn::parseMaskChoice(mask.toStdString()));
-    QVERIFY2(r.isOk(), r.isOk() ? "" : r.status().message().c_str());
-    QVERIFY(r->maxAbsDiffFromOn > 1e-4);   // the perturbed token itself changes
-    if (leaks) QVERIFY2(r->maxAbsDiffBefore > 1e-4, qPrintable(QString::number(r->maxAbsDiffBefore)));
-    else QVERIFY2(r->maxAbsDiffBefore <= 1e-6, qPrintable(QString::number(r->maxAbsDiffBefore)));
 }
 
 void TestEquivariance::exportMatchesSchema()

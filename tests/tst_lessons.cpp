@@ -7,6 +7,7 @@
 #include "lessons/lessons.h"
 #include "runner/enginerunner.h"
 #include "subject.h"
+#include "uitestsupport.h"
 #include "workspace.h"
 #include "workspaces.h"
 
@@ -28,6 +29,7 @@ private slots:
     void badLesson_data();
     void badLesson();
     void panelAndMenu();
+    void proseNamesHeadsAsShown();
 };
 
 void TestLessons::bundledLessonsParse()
@@ -81,6 +83,13 @@ void TestLessons::bundledLesson()
     }
     QVERIFY2(target->restoreSessionState(lesson.state, &error), qPrintable(error));
     target->runner()->waitForIdle();
+    // The state counts from 0; the workspace's layer and head boxes, where it has them, show the same head from 1.
+    for (const QString key : {QStringLiteral("layer"), QStringLiteral("head")}) {
+        if (!lesson.state.value(key).isDouble()) continue;
+        const QString prefix = key + QLatin1Char(' ');
+        if (const QSpinBox *spin = test::spinBoxWithPrefix(target, prefix))
+            QCOMPARE(spin->text(), prefix + QString::number(lesson.state.value(key).toInt() + 1));
+    }
     qDeleteAll(all);
 }
 
@@ -156,6 +165,20 @@ void TestLessons::panelAndMenu()
     QCOMPARE(panel->currentId(), QStringLiteral("masks"));   // the text is still shown
     QVERIFY(!panel->openLesson(QStringLiteral("nonexistent")));
     QVERIFY(panel->errorText().contains(QStringLiteral("nonexistent")));
+}
+
+// A lesson's state is machine data and counts from 0, like a session file; its prose uses the names the GUI shows,
+// counting from 1. The scaling lesson names its head in words: state layer 1, head 0 is "layer 2, head 1".
+void TestLessons::proseNamesHeadsAsShown()
+{
+    Lesson lesson;
+    QString error;
+    QVERIFY2(loadLessonFile(QStringLiteral(":/lessons/scaling.json"), &lesson, &error), qPrintable(error));
+    QCOMPARE(lesson.state.value(QStringLiteral("layer")).toInt(), 1);
+    QCOMPARE(lesson.state.value(QStringLiteral("head")).toInt(), 0);
+    const QString prose = (lesson.explanation + lesson.trySteps).join(QLatin1Char('\n'));
+    QVERIFY2(prose.contains(QStringLiteral("layer 2, head 1")), qPrintable(prose));
+    QVERIFY2(!prose.contains(QStringLiteral("layer 0")), qPrintable(prose));   // the sample model has layers 1 and 2
 }
 
 QTEST_MAIN(TestLessons)

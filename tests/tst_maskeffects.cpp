@@ -5,6 +5,7 @@
 
 #include <attnscope/maskeffects.h>
 #include <attnscope/reference.h>
+#include <attnscope/textmodel.h>
 
 #include "testsupport.h"
 
@@ -23,6 +24,8 @@ private slots:
     void causalDoesNotLeak_data();
     void causalDoesNotLeak();
     void bidirectionalLeaks();
+    void leakageOnWholeModels_data();
+    void leakageOnWholeModels();
     void maskedPaddingLeavesRealTokens_data();
     void maskedPaddingLeavesRealTokens();
     void errorsNameTheField();
@@ -214,6 +217,40 @@ void TestMaskEffects::bidirectionalLeaks()
         QCOMPARE(r->replacementId, std::int64_t(65));
         QVERIFY2(r->maxDiffBefore > 1e-3, qPrintable(QString::number(r->maxDiffBefore)));
     }
+}
+
+// Trained and random models through TextModel specs (a sample's own mask is causal), the replacement one id up.
+void TestMaskEffects::leakageOnWholeModels_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<bool>("causal");
+    QTest::addColumn<int>("length");
+    QTest::addColumn<int>("position");
+    QTest::addRow("random causal j=5") << "random:layers=2,heads=4,d_model=64,seed=7" << true << 12 << 5;
+    QTest::addRow("random causal rope j=1") << "random:layers=3,heads=2,d_model=32,seed=1,pe=rope" << true << 30 << 1;
+    QTest::addRow("random causal j=last") << "random:layers=1,heads=1,d_model=8,seed=3" << true << 9 << 8;
+    QTest::addRow("random bidirectional j=5") << "random:layers=2,heads=4,d_model=64,seed=7" << false << 12 << 5;
+    QTest::addRow("gpt2 causal j=4") << "sample:induction-gpt2" << true << 10 << 4;
+    QTest::addRow("gpt2 forced bidirectional j=4") << "sample:induction-gpt2" << false << 10 << 4;
+}
+
+void TestMaskEffects::leakageOnWholeModels()
+{
+    QFETCH(QString, spec);
+    QFETCH(bool, causal);
+    QFETCH(int, length);
+    QFETCH(int, position);
+    auto m = attn::TextModel::open(spec.toStdString());
+    QVERIFY2(m, m ? "" : m.status().message().c_str());
+    ForwardInput in;
+    for (int i = 0; i < length; ++i) in.tokenIds.push_back(10 + (i * 13) % 40);
+    const std::int64_t replacement = in.tokenIds[std::size_t(position)] + 1;
+    auto r = leakageTest(m->model(), in, position, replacement, causal ? MaskSpec::causalMask() : MaskSpec::bidirectional());
+    QVERIFY2(r, r ? "" : r.status().message().c_str());
+    QCOMPARE(r->replacementId, replacement);
+    QVERIFY(r->maxDiffFromJ > 1e-4);   // the perturbed token itself changes
+    if (causal) QVERIFY2(r->maxDiffBefore <= 1e-6, qPrintable(QString::number(r->maxDiffBefore)));
+    else QVERIFY2(r->maxDiffBefore > 1e-4, qPrintable(QString::number(r->maxDiffBefore)));
 }
 
 void TestMaskEffects::maskedPaddingLeavesRealTokens_data()

@@ -26,6 +26,7 @@ private slots:
     void sessionRoundTrip();
     void badSessionFieldsAreNamed_data();
     void badSessionFieldsAreNamed();
+    void sessionHeadOutsideTheModelIsReported();
     void views();
 
 private:
@@ -200,7 +201,7 @@ void TestUiCompare::badSessionFieldsAreNamed_data()
     QTest::addRow("mode") << QByteArray(R"({"mode": "three"})") << "mode";
     QTest::addRow("text_b") << QByteArray(R"({"text_b": 5})") << "text_b";
     QTest::addRow("head_a syntax") << QByteArray(R"({"head_a": "1"})") << "head_a";
-    QTest::addRow("head_b range") << QByteArray(R"({"head_b": "7.0"})") << "head_b";
+    QTest::addRow("head_b negative") << QByteArray(R"({"head_b": "-1.0"})") << "head_b";
     QTest::addRow("settings_a") << QByteArray(R"({"settings_a": "window:-1"})") << "settings_a";
     QTest::addRow("settings_b") << QByteArray(R"({"settings_b": "sideways"})") << "settings_b";
 }
@@ -216,6 +217,21 @@ void TestUiCompare::badSessionFieldsAreNamed()
     QVERIFY(!view.restoreSessionState(QJsonDocument::fromJson(json).object(), &error));
     QVERIFY2(error.startsWith(field), qPrintable(error));
     QCOMPARE(view.sessionState(), before);
+}
+
+// A session sets its heads before its own model is open, so a head the model lacks is reported by the run.
+void TestUiCompare::sessionHeadOutsideTheModelIsReported()
+{
+    CompareView view(&m_subject);
+    wait(view);
+    QString error;
+    QVERIFY(view.restoreSessionState(QJsonObject{{QStringLiteral("mode"), QStringLiteral("heads")},
+                                                 {QStringLiteral("head_a"), QStringLiteral("0.0")},
+                                                 {QStringLiteral("head_b"), QStringLiteral("7.0")}},
+                                     &error));
+    wait(view);
+    QVERIFY2(view.errorText().contains(QStringLiteral("head_b: 7.0 is not a head of this model")),
+             qPrintable(view.errorText()));
 }
 
 void TestUiCompare::views()

@@ -10,6 +10,7 @@
 #include "views/equivariancefigure.h"
 #include "views/equivarianceview.h"
 #include "views/permutationstrip.h"
+#include "uitestsupport.h"
 
 #include <attnscope/equivariance.h>
 #include <attnscope/textmodel.h>
@@ -114,7 +115,26 @@ void TestUiEquivariance::holdsWithoutPositionsBidirectional()
     }
     QVERIFY(view.errorText().isEmpty());
     QVERIFY(view.figureWidget() != nullptr);
-    QVERIFY(view.figureCaption().contains(QStringLiteral("head 1.2")));
+    // setFocusHead(1, 2) is 0-based; a person reads the second layer's third head, in the caption, the titles, the
+    // boxes and the per-head grid (2 layers × 4 heads), while the session keeps "1.2".
+    QVERIFY2(view.figureCaption().contains(QStringLiteral("layer 2 · head 3")), qPrintable(view.figureCaption()));
+    QCOMPARE(fig->weightsPermutedInput()->title(), QStringLiteral("A(PX): layer 2 · head 3 on the permuted input"));
+    QCOMPARE(view.sessionState().value(QStringLiteral("head")).toString(), QStringLiteral("1.2"));
+    QSpinBox *layer = test::spinBoxWithPrefix(&view, QStringLiteral("layer "));
+    QSpinBox *head = test::spinBoxWithPrefix(&view, QStringLiteral("head "));
+    QVERIFY(layer && head);
+    QCOMPARE(layer->text(), QStringLiteral("layer 2"));
+    QCOMPARE(head->text(), QStringLiteral("head 3"));
+    QCOMPARE(layer->maximum(), 2);
+    QCOMPARE(head->maximum(), 4);
+    const HeatmapData &grid = view.headErrors()->data();
+    QCOMPARE(grid.rowLabels, (QStringList{QStringLiteral("L1"), QStringLiteral("L2")}));
+    QCOMPARE(grid.colLabels, (QStringList{QStringLiteral("H1"), QStringLiteral("H2"), QStringLiteral("H3"), QStringLiteral("H4")}));
+    QVERIFY2(view.headErrors()->hoverText(HeatmapCell{1, 2}).startsWith(QStringLiteral("layer 2 · head 3: max |ΔA| = ")),
+             qPrintable(view.headErrors()->hoverText(HeatmapCell{1, 2})));
+    // A person picks head 1 in the box: the first head, index 0.
+    head->setValue(1);
+    QCOMPARE(view.focusHead(), (attn::HeadRef{1, 0}));
 }
 
 void TestUiEquivariance::causalMaskBreaksIt()
@@ -213,6 +233,9 @@ void TestUiEquivariance::sessionStateRoundTrips()
     QCOMPARE(b.focusHead(), (attn::HeadRef{1, 3}));
     QVERIFY(runAndWait(b));
     QCOMPARE(int(b.snapshot()->result.heads.size()), 4);   // one layer
+    // The caption is for people: the session's layer:1 and head 1.3 read from 1 there.
+    QVERIFY2(b.figureCaption().contains(QStringLiteral("layer 2 · head 4")), qPrintable(b.figureCaption()));
+    QVERIFY2(b.figureCaption().endsWith(QStringLiteral("scope: layer 2")), qPrintable(b.figureCaption()));
 }
 
 void TestUiEquivariance::badSessionFieldsAreRejectedByName()
@@ -291,7 +314,8 @@ void TestUiEquivariance::headlessViewSwitchesTheHead()
     QVERIFY(view.showView(QStringLiteral("equivariance:1.2"), &error));
     QVERIFY(view.runner()->waitForIdle(30000));
     QCOMPARE(view.snapshot()->focus, (attn::HeadRef{1, 2}));
-    QVERIFY(view.figure()->weightsPermutedInput()->title().contains(QStringLiteral("1.2")));
+    // The spec counts from 0, the title a person reads from 1.
+    QCOMPARE(view.figure()->weightsPermutedInput()->title(), QStringLiteral("A(PX): layer 2 · head 3 on the permuted input"));
     QVERIFY(!view.showView(QStringLiteral("equivariance:9.9"), &error));
     QVERIFY(error.contains(QStringLiteral("9.9")));
     QVERIFY(!view.showView(QStringLiteral("masks:0.0"), &error));

@@ -55,6 +55,7 @@ private slots:
     void backendMenuExplainsCuda();
     void presentationModeExportsWithOneKey();
     void aboutNamesVersionsAndBackends();
+    void exploreFollowsTheSubject();
 };
 
 void TestUiMainWindow::initTestCase()
@@ -372,6 +373,41 @@ void TestUiMainWindow::aboutNamesVersionsAndBackends()
     QVERIFY(html.contains(QStringLiteral("CUDA")));
     if (!attn::cudaAvailable())
         QVERIFY(html.contains(QString::fromStdString(attn::cudaUnavailableReason()).toHtmlEscaped()));
+}
+
+// Other workspaces write the shared Subject (Faithfulness's rationale examples set its text): Explore's text box
+// follows and its model runs again on the new text, without echoing it back; a model set elsewhere is used as it is.
+void TestUiMainWindow::exploreFollowsTheSubject()
+{
+    MainWindow w;
+    QVERIFY(waitForModel(w));
+    ExploreView *explore = w.explore();
+    const QString text = QStringLiteral("a short text that nobody typed in explore");
+    QSignalSpy textChanges(w.subject(), &Subject::textChanged);
+    w.subject()->setText(text);
+    QCOMPARE(explore->text(), text);
+    QCOMPARE(textChanges.count(), 1);   // the text box's own change wrote the same text: no second signal
+    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() && explore->snapshot()->text == text, 20000);
+    auto tokenized = explore->currentModel()->tokenize(text.toStdString());
+    QVERIFY(tokenized.isOk());
+    QCOMPARE(explore->chips()->tokens().size(), int(tokenized->labels.size()));
+    QVERIFY(explore->errorText().isEmpty());
+
+    const QString spec = QStringLiteral("random:layers=1,heads=2,d_model=16,seed=4");
+    auto opened = attn::TextModel::open(spec.toStdString());
+    QVERIFY(opened.isOk());
+    const auto model = std::make_shared<const attn::TextModel>(std::move(opened).value());
+    w.subject()->setModel(model, spec);
+    QCOMPARE(explore->currentModel(), model);   // adopted, not opened a second time
+    QVERIFY(!explore->isLoading());
+    const auto ranOn = [explore] {
+        const auto s = std::dynamic_pointer_cast<const ModelSnapshot>(explore->snapshot());
+        return s ? s->model : TextModelPtr();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(ranOn(), model, 20000);
+    QCOMPARE(explore->headGrid()->layers(), 1);
+    QCOMPARE(explore->text(), text);
+    QCOMPARE(w.subject()->model(), model);
 }
 
 QTEST_MAIN(TestUiMainWindow)

@@ -52,17 +52,27 @@ int main(int argc, char *argv[])
     QCommandLineOption presentation(QStringLiteral("presentation"), QStringLiteral("Start in presentation mode."));
     presentation.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(presentation);
-    QCommandLineOption session(QStringLiteral("session"), QStringLiteral("Open this session file."), QStringLiteral("FILE"));
+    // Not "--session": QApplication takes -session/--session for X11 session management before we see it.
+    QCommandLineOption session(QStringLiteral("open-session"), QStringLiteral("Open this session file."), QStringLiteral("FILE"));
     session.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(session);
     parser.addPositionalArgument(QStringLiteral("model"),
-                                 QStringLiteral("A model folder, sample:NAME or random:... spec to open."),
-                                 QStringLiteral("[model]"));
+                                 QStringLiteral("A model folder, sample:NAME or random:... spec, or a session file (*.attnscope.json), to open."),
+                                 QStringLiteral("[model|session]"));
     parser.process(app);
 
     attnui::MainWindow window;
     window.show();
-    if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
+    // `attnscope FILE.attnscope.json` opens a session; anything else is a model folder or spec.
+    if (!parser.positionalArguments().isEmpty()) {
+        const QString first = parser.positionalArguments().first();
+        QString error;
+        if (first.endsWith(QLatin1String(".attnscope.json"))) {
+            if (!window.openSessionFile(first, &error)) qWarning("%s", qPrintable(error));
+        } else {
+            window.openModel(first);
+        }
+    }
     if (parser.isSet(tab)) {
         const QStringList tabs{QStringLiteral("head"), QStringLiteral("lines"), QStringLiteral("statistics"), QStringLiteral("rollout"),
                                QStringLiteral("outputs")};

@@ -43,7 +43,8 @@ int faithfulnessVerb(const QStringList &args)
         "importance (leave-one-out by deletion and by key knockout, occlusion), and score every importance with\n"
         "ERASER comprehensiveness/sufficiency/AOPC, deletion/insertion curves, erasure to a decision flip and the\n"
         "faithfulness correlation, each beside random orderings; plus per-head permutation, uniform-attention and\n"
-        "ablation tests. Definitions: reference/faithfulness.md; the target is fixed on the unperturbed pass."));
+        "ablation tests and the sanity checks (RandomLogit, cascading parameter randomization). Definitions:\n"
+        "reference/faithfulness.md; the target is fixed on the unperturbed pass."));
     parser.addOptions({
         {QStringLiteral("model"), kModelHelp, QStringLiteral("M")},
         {QStringLiteral("text"), QStringLiteral("the input text (UTF-8)"), QStringLiteral("T")},
@@ -70,6 +71,11 @@ int faithfulnessVerb(const QStringList &args)
          QStringLiteral("all | none: ERASER, curves, flips and the faithfulness correlation (none: importances and "
                         "agreement only; default all)"),
          QStringLiteral("WHICH"), QStringLiteral("all")},
+        {QStringLiteral("randomization"),
+         QStringLiteral("model-parameter randomization sanity check: cascade (the output head, then head + the top\n"
+                        "layers, down to every layer; (layers + 1) x (1 + (n + 1) per LOO method) extra passes) | none;\n"
+                        "default cascade"),
+         QStringLiteral("MODE"), QStringLiteral("cascade")},
         {QStringLiteral("permutations"), QStringLiteral("attention permutations per head (default 100)"),
          QStringLiteral("N"), QStringLiteral("100")},
         {QStringLiteral("random-seeds"), QStringLiteral("random orderings for the baselines (default 5)"),
@@ -137,6 +143,9 @@ int faithfulnessVerb(const QStringList &args)
                 else return bad(QStringLiteral("--tests: '%1' is not permutation, uniform, ablation or random-logit").arg(t));
             }
     }
+    const auto randomization = attn::parseRandomizationMode(parser.value(QStringLiteral("randomization")).toStdString());
+    if (!randomization) return bad(QStringLiteral("--randomization: '%1' is not cascade or none").arg(parser.value(QStringLiteral("randomization"))));
+    s.randomization = *randomization;
     const QString metrics = parser.value(QStringLiteral("metrics"));
     if (metrics != QLatin1String("all") && metrics != QLatin1String("none"))
         return bad(QStringLiteral("--metrics: '%1' is not all or none").arg(metrics));

@@ -148,12 +148,18 @@ attn::Result<std::shared_ptr<Snapshot>> runCompare(const CompareRequest &request
     auto snap = std::make_shared<CompareSnapshot>();
     snap->request = request;
     CompareRequest &r = snap->request;
-    const auto clampHead = [&c](attn::HeadRef &h) {
-        h.layer = std::clamp<std::int64_t>(h.layer, 0, c.layers - 1);
-        h.head = std::clamp<std::int64_t>(h.head, 0, c.heads - 1);
-    };
-    clampHead(r.headA);
-    clampHead(r.headB);
+    // The view's "default heads" placeholder becomes the model's last head; a head that a session or view
+    // spec named must exist (sessions set it before their model is open, so it is checked here).
+    for (const auto &[name, h] : {std::pair{"head_a", &r.headA}, std::pair{"head_b", &r.headB}}) {
+        if (h->layer == kDefaultHead && h->head == kDefaultHead) {
+            *h = {c.layers - 1, c.heads - 1};
+        } else if (h->layer >= c.layers || h->head >= c.heads) {
+            return attn::Status::invalid(std::string(name) + ": " + std::to_string(h->layer) + "." +
+                                         std::to_string(h->head) + " is not a head of this model (" +
+                                         std::to_string(c.layers) + " layers × " + std::to_string(c.heads) +
+                                         " heads, counted from 0)");
+        }
+    }
     snap->modelName = QString::fromStdString(model.displayName());
     snap->backend = attn::backendName(request.backend);
     if (r.textA.trimmed().isEmpty()) return attn::Status::invalid("the text is empty: type a few words in Explore");

@@ -38,6 +38,9 @@ QString settingsSpec(const CompareSettings &s);
 std::optional<CompareSettings> parseSettingsSpec(const QString &spec);
 QString describeSettings(const CompareSettings &s);   // "causal mask, no positions"
 
+// A head of {kDefaultHead, kDefaultHead}: the model's last head (the view's default until a result picks one).
+constexpr std::int64_t kDefaultHead = 1 << 20;
+
 struct CompareRequest {
     TextModelPtr model;
     CompareMode mode = CompareMode::Heads;

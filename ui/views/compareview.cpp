@@ -47,7 +47,7 @@ CompareView::CompareView(Subject *subject, QWidget *parent) : Workspace(subject,
     setObjectName(QStringLiteral("compare"));
     // Until the user picks: the first head against the last one, which differ in most models.
     m_request.headA = {0, 0};
-    m_request.headB = {1 << 20, 1 << 20};
+    m_request.headB = {kDefaultHead, kDefaultHead};
     m_request.settingsB.mask = CompareSettings::Mask::Bidirectional;
     buildUi();
     m_debounce = new QTimer(this);
@@ -57,7 +57,7 @@ CompareView::CompareView(Subject *subject, QWidget *parent) : Workspace(subject,
     connect(runner(), &EngineRunner::finished, this, &CompareView::onFinished);
     connect(runner(), &EngineRunner::failed, this, &CompareView::onFailed);
     connect(subject, &Subject::modelChanged, this, [this] {
-        m_request.headB = {1 << 20, 1 << 20};
+        m_request.headB = {kDefaultHead, kDefaultHead};
         m_defaultHeads = true;
         scheduleRun();
     });

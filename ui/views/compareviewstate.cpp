@@ -43,12 +43,16 @@ bool headFits(const Subject *subject, const attn::HeadRef &h)
 
 QJsonObject CompareView::sessionState() const
 {
-    return {{QStringLiteral("mode"), compareModeName(m_request.mode)},
-            {QStringLiteral("text_b"), m_request.textB},
-            {QStringLiteral("head_a"), headSpec(m_request.headA)},
-            {QStringLiteral("head_b"), headSpec(m_request.headB)},
-            {QStringLiteral("settings_a"), settingsSpec(m_request.settingsA)},
-            {QStringLiteral("settings_b"), settingsSpec(m_request.settingsB)}};
+    QJsonObject state{{QStringLiteral("mode"), compareModeName(m_request.mode)},
+                      {QStringLiteral("text_b"), m_request.textB},
+                      {QStringLiteral("settings_a"), settingsSpec(m_request.settingsA)},
+                      {QStringLiteral("settings_b"), settingsSpec(m_request.settingsB)}};
+    // Until the first result picks them, the heads are "the defaults for this model": nothing to save.
+    if (!m_defaultHeads) {
+        state.insert(QStringLiteral("head_a"), headSpec(m_request.headA));
+        state.insert(QStringLiteral("head_b"), headSpec(m_request.headB));
+    }
+    return state;
 }
 
 bool CompareView::restoreSessionState(const QJsonObject &state, QString *error)
@@ -68,7 +72,8 @@ bool CompareView::restoreSessionState(const QJsonObject &state, QString *error)
         if (!state.contains(key)) continue;
         const auto h = parseHead(state.value(key).toString());
         if (!h) return fail(error, tr("%1: expected \"L.H\" with layer and head counted from 0").arg(key));
-        if (!headFits(subject(), *h)) return fail(error, tr("%1: %2 is not a head of this model").arg(key, headSpec(*h)));
+        // Not checked against the open model: a session sets the state before it opens its own model; a head
+        // the model lacks is reported when the view runs.
         *head = *h;
     }
     for (const auto &[key, settings] : {std::pair{QStringLiteral("settings_a"), &r.settingsA},

@@ -2,6 +2,7 @@
 #include "views/equivariancefigure.h"
 
 #include "plots/heatmapplot.h"
+#include "views/workspacekit.h"
 
 #include <QGridLayout>
 #include <QLabel>
@@ -116,11 +117,11 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
 {
     if (!s) return;
     const attn::EquivarianceResult &r = s->result;
-    const QString head = QStringLiteral("%1.%2").arg(s->focus.layer).arg(s->focus.head);
+    const QString head = headName(int(s->focus.layer), int(s->focus.head));
     // The scope's numbers (the engine's) in large text; the head on screen in the titles.
     m_errA->setText(tr("weights: max |A(PX) − P·A(X)·Pᵀ| = %1").arg(formatError(r.maxAbsErrWeights)));
     m_errA->setToolTip(tr("Largest absolute difference of attention weights (probabilities) over the %1 head(s) in "
-                          "scope; head %2 on screen: %3")
+                          "scope; %2 on screen: %3")
                            .arg(r.heads.size()).arg(head, formatError(s->focusErrWeights)));
     m_errY->setText(tr("outputs: max |Y(PX) − P·Y(X)| = %1").arg(formatError(r.maxAbsErrOutputs)));
     m_errY->setToolTip(tr("Largest absolute difference of the final hidden states (model units)"));
@@ -144,8 +145,8 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
     m_aX->setValueRange(0.0, topA);
     weights(m_aPX, s->weightsPX, s->maskedPX);
     weights(m_aX, s->weightsXPermuted, s->maskedXPermuted);
-    m_aPX->setTitle(tr("A(PX): head %1 on the permuted input").arg(head));
-    m_aX->setTitle(tr("P·A(X)·Pᵀ: head %1 on the input, permuted").arg(head));
+    m_aPX->setTitle(tr("A(PX): %1 on the permuted input").arg(head));
+    m_aX->setTitle(tr("P·A(X)·Pᵀ: %1 on the input, permuted").arg(head));
 
     std::vector<float> diffA(s->weightsPX.size());
     for (std::size_t k = 0; k < diffA.size(); ++k) diffA[k] = s->weightsPX[k] - s->weightsXPermuted[k];

@@ -42,6 +42,17 @@ QLabel *sectionNote(const QString &text)
 
 QString scopeText(const attn::EquivarianceScope &s) { return QString::fromStdString(attn::equivarianceScopeText(s)); }
 
+// The scope as a person reads it (1-based); scopeText() is the session's and the CLI's spelling (0-based).
+QString scopeDisplayText(const attn::EquivarianceScope &s)
+{
+    switch (s.kind) {
+    case attn::EquivarianceScope::Kind::Head: return headName(int(s.head.layer), int(s.head.head));
+    case attn::EquivarianceScope::Kind::Layer: return QObject::tr("layer %1").arg(s.layer + 1);
+    case attn::EquivarianceScope::Kind::Model: break;
+    }
+    return QObject::tr("model");
+}
+
 } // namespace
 
 EquivarianceView::EquivarianceView(Subject *subject, QWidget *parent) : Workspace(subject, parent)
@@ -137,10 +148,8 @@ void EquivarianceView::buildUi()
     m_scope->setCurrentIndex(2);
     scopeForm->addRow(tr("Compare:"), m_scope);
     auto *headRow = new QHBoxLayout;
-    m_layer = new QSpinBox;
-    m_head = new QSpinBox;
-    m_layer->setPrefix(tr("layer "));
-    m_head->setPrefix(tr("head "));
+    m_layer = makeIndexSpinBox(tr("layer "));
+    m_head = makeIndexSpinBox(tr("head "));
     headRow->addWidget(m_layer);
     headRow->addWidget(m_head);
     scopeForm->addRow(tr("Shown:"), headRow);
@@ -197,8 +206,8 @@ void EquivarianceView::updateControls()
         m_rangeModel = model;
         const attn::ModelConfig &c = model->model().config();
         const QSignalBlocker b1(m_layer), b2(m_head);
-        m_layer->setRange(0, int(c.layers) - 1);
-        m_head->setRange(0, int(c.heads) - 1);
+        setIndexCount(m_layer, int(c.layers));
+        setIndexCount(m_head, int(c.heads));
         if (m_sessionHead && m_sessionHead->layer < c.layers && m_sessionHead->head < c.heads)
             setFocusHead(int(m_sessionHead->layer), int(m_sessionHead->head));
         m_sessionHead.reset();
@@ -245,16 +254,16 @@ attn::EquivarianceSettings EquivarianceView::settings() const
     s.mask = *attn::parseMaskChoice(m_mask->currentData().toString().toStdString());
     s.scope.kind = attn::EquivarianceScope::Kind(m_scope->currentData().toInt());
     s.scope.head = focusHead();
-    s.scope.layer = m_layer->value();
+    s.scope.layer = indexOf(m_layer);
     return s;
 }
 
-attn::HeadRef EquivarianceView::focusHead() const { return {m_layer->value(), m_head->value()}; }
+attn::HeadRef EquivarianceView::focusHead() const { return {indexOf(m_layer), indexOf(m_head)}; }
 
 void EquivarianceView::setFocusHead(int layer, int head)
 {
-    m_layer->setValue(layer);
-    m_head->setValue(head);
+    setIndex(m_layer, layer);
+    setIndex(m_head, head);
 }
 
 void EquivarianceView::setPermutation(const attn::PermutationSpec &spec)
@@ -408,14 +417,15 @@ void EquivarianceView::showSnapshot()
             d.masked[k] = 0;
             worst = std::max(worst, h.maxAbsErrWeights);
         }
-        for (int l = 0; l < d.rows; ++l) d.rowLabels << QString::number(l);
-        for (int h = 0; h < d.cols; ++h) d.colLabels << QString::number(h);
+        d.rowLabels = layerTickLabels(d.rows);
+        d.colLabels = headTickLabels(d.cols);
         m_headErrors->setValueRange(0.0, worst > 0.0 ? worst : 1e-12);
         m_headErrors->setData(std::move(d));
         m_headErrors->setHoverFormatter([this](HeatmapCell cell) {
             const double v = m_headErrors->cellValue(cell.row, cell.col);
-            return std::isnan(v) ? tr("head %1.%2: outside the scope").arg(cell.row).arg(cell.col)
-                                 : tr("head %1.%2: max |ΔA| = %3").arg(cell.row).arg(cell.col).arg(EquivarianceFigure::formatError(v));
+            const QString head = headName(cell.row, cell.col);
+            return std::isnan(v) ? tr("%1: outside the scope").arg(head)
+                                 : tr("%1: max |ΔA| = %2").arg(head, EquivarianceFigure::formatError(v));
         });
     }
 }
@@ -430,13 +440,12 @@ QString EquivarianceView::figureCaption() const
     const attn::HeadRef h = focusHead();
     QString text = subject()->text();
     if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
-    return tr("%1 · “%2” · head %3.%4 · permutation %5%6 · positions: %7 · mask: %8 · scope: %9")
-        .arg(subject()->modelSpec(), text)
-        .arg(h.layer).arg(h.head)
-        .arg(QString::fromStdString(attn::permutationSpecText(s.permutation)),
+    return tr("%1 · “%2” · %3 · permutation %4%5 · positions: %6 · mask: %7 · scope: %8")
+        .arg(subject()->modelSpec(), text, headName(int(h.layer), int(h.head)),
+             QString::fromStdString(attn::permutationSpecText(s.permutation)),
              s.permutation.keepSpecialFixed ? tr(" (special tokens fixed)") : QString(),
              QString::fromStdString(attn::positionalChoiceName(s.positional)),
-             QString::fromStdString(s.mask.kindName()), scopeText(s.scope));
+             QString::fromStdString(s.mask.kindName()), scopeDisplayText(s.scope));
 }
 
 void EquivarianceView::setColorMap(ColorMap map)
@@ -517,8 +526,6 @@ bool EquivarianceView::restoreSessionState(const QJsonObject &state, QString *er
 
     // All valid: apply.
     m_sessionHead = head;
-    m_layer->setMaximum(std::max<int>(m_layer->maximum(), int(head.layer)));
-    m_head->setMaximum(std::max<int>(m_head->maximum(), int(head.head)));
     setFocusHead(int(head.layer), int(head.head));
     setScope(scope.kind);
     setPositional(positional);

@@ -97,6 +97,17 @@ ExploreView::ExploreView(Subject *subject, QWidget *parent) : Workspace(subject,
     connect(m_debounce, &QTimer::timeout, this, &ExploreView::submit);
     connect(m_runner, &EngineRunner::finished, this, &ExploreView::onFinished);
     connect(m_runner, &EngineRunner::failed, this, &ExploreView::onFailed);
+    // Other workspaces write the Subject too (Faithfulness's example picker): Explore shows what they set. Its own
+    // edits and adoptModel() update the text box first, so the echo finds it equal and nothing runs twice.
+    connect(subject, &Subject::textChanged, this, [this] {
+        if (this->subject()->text() != m_text->toPlainText()) m_text->setPlainText(this->subject()->text());   // reruns
+    });
+    // A model set elsewhere is used as it is, never loaded again. Explore's own model (adoptModel()) is m_model
+    // already when it reaches the Subject; while Explore is opening one itself, that one wins.
+    connect(subject, &Subject::modelChanged, this, [this] {
+        const TextModelPtr model = this->subject()->model();
+        if (model && model != m_model && m_loadingSpec.isEmpty()) adoptSubjectModel();
+    });
     // A subject that already holds a model (attnscope-cli figure, a lesson) is used as it is.
     const QString spec = defaultModelSpec();
     if (subject->model()) adoptSubjectModel();
@@ -657,12 +668,12 @@ void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s
     m_model = model;
     m_raw = false;
     if (m_useFirstExample) m_layer = m_head = 0;   // a newly picked model; a session keeps its head (clamped)
-    subject()->setModel(model, spec);
-    subject()->setText(m_useFirstExample ? s.text : m_text->toPlainText());
     if (m_useFirstExample && s.text != m_text->toPlainText()) {
         const QSignalBlocker block(m_text);
         m_text->setPlainText(s.text);
     }
+    subject()->setModel(model, spec);
+    subject()->setText(m_text->toPlainText());
     m_useFirstExample = false;
     {
         const QSignalBlocker block(m_examples);

@@ -4,6 +4,7 @@
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "views/faithfulnesstable.h"
+#include "views/workspacekit.h"
 
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -75,8 +76,8 @@ HeatmapData headGrid(const attn::FaithfulnessResult &r, int layers, int heads, d
         *lo = std::min(*lo, h.*field);
         *hi = std::max(*hi, h.*field);
     }
-    for (int l = 0; l < layers; ++l) d.rowLabels << QString::number(l);
-    for (int h = 0; h < heads; ++h) d.colLabels << QString::number(h);
+    d.rowLabels = layerTickLabels(layers);
+    d.colLabels = headTickLabels(heads);
     return d;
 }
 
@@ -197,24 +198,44 @@ void FaithfulnessFigure::showNotes(const FaithfulnessSnapshot &s)
                                  .arg(formatMetric(s.randomPrecision)));
     }
 
-    if (!r.randomLogit) {
-        m_sanity->setText(tr("<i>Sanity check not run.</i>"));
-        return;
+    QStringList checks;
+    if (r.randomLogit) {
+        const attn::RandomLogitCheck &c = *r.randomLogit;
+        QStringList parts;
+        for (std::size_t i = 0; i < c.methods.size(); ++i) {
+            const QString name = importanceDisplayName(c.methods[i]);
+            const QString rho = formatMetric(i < c.spearman.size() ? c.spearman[i] : std::nan(""));
+            const bool agnostic = i < c.classAgnostic.size() && c.classAgnostic[i];
+            parts << (agnostic ? tr("<b style='color:#c62828'>%1: ρ = %2 ⚠ class-agnostic</b>").arg(name, rho)
+                               : tr("%1: ρ = %2").arg(name, rho));
+        }
+        checks << tr("<b>Sanity check</b> (importance recomputed for another target, %1; Spearman ρ with the "
+                    "original — 1 means the map ignores which output it explains): %2")
+                     .arg(r.target.kind == "class_probability" ? tr("class %1").arg(c.otherIndex)
+                                                                : tr("token id %1").arg(c.otherIndex),
+                          parts.join(QStringLiteral(" · ")));
     }
-    const attn::RandomLogitCheck &c = *r.randomLogit;
-    QStringList parts;
-    for (std::size_t i = 0; i < c.methods.size(); ++i) {
-        const QString name = importanceDisplayName(c.methods[i]);
-        const QString rho = formatMetric(i < c.spearman.size() ? c.spearman[i] : std::nan(""));
-        const bool agnostic = i < c.classAgnostic.size() && c.classAgnostic[i];
-        parts << (agnostic ? tr("<b style='color:#c62828'>%1: ρ = %2 ⚠ class-agnostic</b>").arg(name, rho)
-                                           : tr("%1: ρ = %2").arg(name, rho));
+    if (r.randomization) {
+        // One entry per method: ρ with the original map after randomizing the head, then each layer from the top.
+        const attn::RandomizationCheck &c = *r.randomization;
+        QStringList parts;
+        for (std::size_t i = 0; i < c.methods.size(); ++i) {
+            QStringList rhos;
+            for (const attn::RandomizationStep &step : c.steps)
+                rhos << formatMetric(i < step.spearman.size() ? step.spearman[i] : std::nan(""));
+            const QString text = tr("%1: %2").arg(importanceDisplayName(c.methods[i]), rhos.join(QStringLiteral(" → ")));
+            if (c.fails[i] && c.structural[i])
+                parts << tr("<b style='color:#c62828'>%1 ⚠ ignores the output head</b>").arg(text);
+            else if (c.fails[i])
+                parts << tr("<b style='color:#c62828'>%1 ⚠ fails</b>").arg(text);
+            else
+                parts << text;
+        }
+        checks << tr("<b>Parameter randomization</b> (Spearman ρ with the original map after re-initializing the output "
+                    "head, then also each layer from the top; seed %1; |ρ| ≥ %2 after the head alone fails): %3")
+                     .arg(c.seed).arg(c.threshold).arg(parts.join(QStringLiteral(" · ")));
     }
-    m_sanity->setText(tr("<b>Sanity check</b> (importance recomputed for another target, %1; Spearman ρ with the "
-                         "original — 1 means the map ignores which output it explains): %2")
-                          .arg(r.target.kind == "class_probability" ? tr("class %1").arg(c.otherIndex)
-                                                                     : tr("token id %1").arg(c.otherIndex),
-                               parts.join(QStringLiteral(" · "))));
+    m_sanity->setText(checks.isEmpty() ? tr("<i>Sanity checks not run.</i>") : checks.join(QStringLiteral("<br>")));
 }
 
 void FaithfulnessFigure::showBars(const FaithfulnessSnapshot &s, const std::string &attention, const std::string &perturbation)
@@ -238,8 +259,8 @@ void FaithfulnessFigure::showBars(const FaithfulnessSnapshot &s, const std::stri
     };
     const attn::Importance *a = findImportance(r, attention);
     const attn::Importance *p = findImportance(r, perturbation);
-    const QString aName = importanceDisplayName(attention, a ? a->note : std::string());
-    const QString pName = importanceDisplayName(perturbation, p ? p->note : std::string());
+    const QString aName = importanceDisplayName(attention, s.settings.head);
+    const QString pName = importanceDisplayName(perturbation);
     const QString unit = QString::fromStdString(r.target.unit);
 
     m_attnBars->setBars(categories, {XYSeries{aName, {}, values(a, false), {}}});
@@ -315,8 +336,9 @@ void FaithfulnessFigure::showHeads(const FaithfulnessSnapshot &s, const QString 
         plot->setData(std::move(d));
         plot->setHoverFormatter([plot, unit](HeatmapCell c) {
             const double v = plot->cellValue(c.row, c.col);
-            return std::isnan(v) ? QObject::tr("head %1.%2: not tested").arg(c.row).arg(c.col)
-                                 : QObject::tr("head %1.%2: %3 %4").arg(c.row).arg(c.col).arg(v, 0, 'g', 4).arg(unit);
+            const QString head = headName(c.row, c.col);
+            return std::isnan(v) ? QObject::tr("%1: not tested").arg(head)
+                                 : QObject::tr("%1: %2 %3").arg(head).arg(v, 0, 'g', 4).arg(unit);
         });
     };
     if (r.heads.empty()) {

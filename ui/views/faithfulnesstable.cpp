@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "views/faithfulnesstable.h"
 
+#include "views/workspacekit.h"
+
 #include <QHeaderView>
 #include <QTableWidget>
 
@@ -8,10 +10,10 @@
 
 namespace attnui {
 
-QString importanceDisplayName(const std::string &name, const std::string &note)
+QString importanceDisplayName(const std::string &name, const std::optional<attn::HeadRef> &head)
 {
-    const QString n = QString::fromStdString(note);
-    if (name == "head") return n.isEmpty() ? QObject::tr("attention head") : QObject::tr("attention %1").arg(n);
+    if (name == "head")
+        return head ? QObject::tr("attention, %1").arg(headName(int(head->layer), int(head->head))) : QObject::tr("attention head");
     if (name == "head_mean") return QObject::tr("mean of heads (last layer)");
     if (name == "rollout") return QObject::tr("attention rollout");
     if (name == "flow") return QObject::tr("attention flow");
@@ -75,10 +77,7 @@ void fillFaithfulnessTable(QTableWidget *table, const FaithfulnessSnapshot &s, c
     int row = 0;
     for (const attn::MethodMetrics &m : r.orderings) {
         const bool isRandom = m.method == "random";
-        std::string note;
-        for (const attn::Importance &imp : r.importances)
-            if (imp.name == m.method) note = imp.note;
-        QString name = importanceDisplayName(m.method, note);
+        QString name = importanceDisplayName(m.method, s.settings.head);
         if (isRandom && !m.seeds.empty())
             name = QObject::tr("random order (%1 seeds: %2–%3)").arg(m.seeds.size()).arg(m.seeds.front()).arg(m.seeds.back());
         const attn::OrderingMetrics &o = m.metrics;

@@ -13,8 +13,9 @@ class QTableWidget;
 
 namespace attnui {
 
-// "head" → "attention head 2.0", "loo_deletion" → "LOO (deletion)", ... (note: Importance::note).
-QString importanceDisplayName(const std::string &name, const std::string &note = {});
+// "head" → "attention, layer 3 · head 1" (head: 0-based, the settings' head; Importance::note is the engine's
+// 0-based spelling for JSON, so it is not shown), "loo_deletion" → "LOO (deletion)", ...
+QString importanceDisplayName(const std::string &name, const std::optional<attn::HeadRef> &head = {});
 QString formatMetric(double value, int digits = 3);   // "0.412"; NaN: "NaN"
 
 // reference: the perturbation importance the agreement column compares against ("loo_deletion", ...).

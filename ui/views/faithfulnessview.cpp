@@ -115,10 +115,8 @@ void FaithfulnessView::buildUi()
                               {tr("Flow"), QStringLiteral("flow")}});
     methodForm->addRow(tr("Attention:"), m_attention);
     auto *headRow = new QHBoxLayout;
-    m_layer = new QSpinBox;
-    m_head = new QSpinBox;
-    m_layer->setPrefix(tr("layer "));
-    m_head->setPrefix(tr("head "));
+    m_layer = makeIndexSpinBox(tr("layer "));
+    m_head = makeIndexSpinBox(tr("head "));
     headRow->addWidget(m_layer);
     headRow->addWidget(m_head);
     methodForm->addRow(tr("Head:"), headRow);
@@ -170,7 +168,7 @@ void FaithfulnessView::buildUi()
     ablRow->addWidget(m_ablationTest);
     ablRow->addWidget(m_ablationView);
     testForm->addRow(ablRow);
-    m_sanity = new QCheckBox(tr("Sanity check (other target)"));
+    m_sanity = new QCheckBox(tr("Sanity checks (other target, parameter randomization)"));
     m_sanity->setChecked(true);
     testForm->addRow(m_sanity);
     side->addWidget(testBox);
@@ -247,15 +245,15 @@ void FaithfulnessView::onModelChanged()
             if (c.head == attn::ModelHead::Classification)
                 for (std::size_t i = 0; i < c.labels.size(); ++i)
                     m_target->addItem(tr("class %1 (%2)").arg(i).arg(QString::fromStdString(c.labels[i])), int(i));
-            m_layer->setRange(0, int(c.layers) - 1);
-            m_head->setRange(0, int(c.heads) - 1);
+            setIndexCount(m_layer, int(c.layers));
+            setIndexCount(m_head, int(c.heads));
             // A head a session asked for before this model was open; else the engine's default: last layer, head 0.
             if (m_sessionHead && m_sessionHead->layer < c.layers && m_sessionHead->head < c.heads) {
-                m_layer->setValue(int(m_sessionHead->layer));
-                m_head->setValue(int(m_sessionHead->head));
+                setIndex(m_layer, int(m_sessionHead->layer));
+                setIndex(m_head, int(m_sessionHead->head));
             } else {
-                m_layer->setValue(int(c.layers) - 1);
-                m_head->setValue(0);
+                setIndex(m_layer, int(c.layers) - 1);
+                setIndex(m_head, 0);
             }
             m_sessionHead.reset();
             // Token baselines only where the tokenizer has the token; the engine's default: [MASK], else zero.
@@ -300,7 +298,7 @@ void FaithfulnessView::useRationaleExample(int index)
 attn::FaithfulnessSettings FaithfulnessView::settings() const
 {
     attn::FaithfulnessSettings s;
-    s.head = attn::HeadRef{m_layer->value(), m_head->value()};
+    s.head = attn::HeadRef{indexOf(m_layer), indexOf(m_head)};
     s.occlusionBaseline = *attn::parseRemovalOperator(m_baseline->currentData().toString().toStdString());
     s.removal = *attn::parseRemovalOperator(m_removal->currentData().toString().toStdString());
     const int target = m_target->currentData().toInt();
@@ -312,6 +310,7 @@ attn::FaithfulnessSettings FaithfulnessView::settings() const
     s.uniformTest = m_uniformTest->isChecked();
     s.headAblation = m_ablationTest->isChecked();
     s.randomLogitCheck = m_sanity->isChecked();
+    s.randomization = m_sanity->isChecked() ? attn::RandomizationMode::Cascade : attn::RandomizationMode::None;
     return s;
 }
 
@@ -422,10 +421,10 @@ QString FaithfulnessView::figureCaption() const
     const attn::FaithfulnessSettings s = settings();
     QString text = subject()->text();
     if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
-    return tr("%1 · “%2” · attention %3 (head %4.%5) vs %6 · removal %7 · occlusion %8 · seed %9, %10 random orders, "
-              "%11 permutations")
-        .arg(subject()->modelSpec(), text, importanceDisplayName(attentionMethod()))
-        .arg(s.head->layer).arg(s.head->head)
+    return tr("%1 · “%2” · attention %3 (%4) vs %5 · removal %6 · occlusion %7 · seed %8, %9 random orders, "
+              "%10 permutations")
+        .arg(subject()->modelSpec(), text, importanceDisplayName(attentionMethod()),
+             headName(int(s.head->layer), int(s.head->head)))
         .arg(importanceDisplayName(perturbationMethod()), QString::fromStdString(attn::removalOperatorName(s.removal)),
              QString::fromStdString(attn::removalOperatorName(*s.occlusionBaseline)))
         .arg(s.seed).arg(s.randomSeeds).arg(s.permutations);
@@ -497,7 +496,7 @@ bool FaithfulnessView::restoreSessionState(const QJsonObject &state, QString *er
         if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()) || v.toDouble() < -1)
             return failWith(error, tr("%1: expected a class index, or −1 for the predicted class").arg(field(QStringLiteral("target_class"))));
     }
-    attn::HeadRef head{m_layer->value(), m_head->value()};
+    attn::HeadRef head{indexOf(m_layer), indexOf(m_head)};
     if (state.contains(QStringLiteral("head"))) {
         auto heads = attn::parseHeadList(state.value(QStringLiteral("head")).toString().toStdString());
         if (!heads || !heads->has_value() || (*heads)->size() != 1)
@@ -527,10 +526,8 @@ bool FaithfulnessView::restoreSessionState(const QJsonObject &state, QString *er
             m_sessionTarget = target;
             if (m_target->findData(target) >= 0) m_target->setCurrentIndex(m_target->findData(target));
         }
-        m_layer->setMaximum(std::max<int>(m_layer->maximum(), int(head.layer)));
-        m_head->setMaximum(std::max<int>(m_head->maximum(), int(head.head)));
-        m_layer->setValue(int(head.layer));
-        m_head->setValue(int(head.head));
+        setIndex(m_layer, int(head.layer));
+        setIndex(m_head, int(head.head));
     }
     refreshFigure();
     onSettingChanged();

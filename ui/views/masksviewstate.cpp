@@ -84,7 +84,7 @@ bool MasksView::restoreSessionState(const QJsonObject &state, QString *error)
     if (!readInt(state, QStringLiteral("layer"), 0, 4095, r.layer, error) ||
         !readInt(state, QStringLiteral("head"), 0, 4095, r.head, error) ||
         !readInt(state, QStringLiteral("window"), 0, 4096, r.window, error) ||
-        !readInt(state, QStringLiteral("perturb"), 0, 1 << 20, r.perturb, error) ||
+        !readInt(state, QStringLiteral("perturb"), -1, 1 << 20, r.perturb, error) ||   // -1: the middle token
         !readInt(state, QStringLiteral("replacement"), -1, 1 << 24, r.replacement, error) ||
         !readInt(state, QStringLiteral("pads"), 1, 64, r.pads, error))
         return false;

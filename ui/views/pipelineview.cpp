@@ -6,6 +6,7 @@
 #include "subject.h"
 #include "views/matrixpanel.h"
 #include "views/pipelinecontrols.h"
+#include "views/workspacekit.h"
 
 #include <QButtonGroup>
 #include <QGridLayout>
@@ -79,10 +80,8 @@ void PipelineView::buildUi()
     outer->addWidget(m_error);
 
     auto *bar = new QHBoxLayout;
-    m_layer = new QSpinBox;
-    m_layer->setPrefix(tr("layer "));
-    m_head = new QSpinBox;
-    m_head->setPrefix(tr("head "));
+    m_layer = makeIndexSpinBox(tr("layer "));
+    m_head = makeIndexSpinBox(tr("head "));
     bar->addWidget(m_layer);
     bar->addWidget(m_head);
     bar->addSpacing(16);
@@ -174,8 +173,8 @@ void PipelineView::buildUi()
     connect(m_back, &QToolButton::clicked, this, &PipelineView::stepBack);
     connect(m_next, &QToolButton::clicked, this, &PipelineView::stepForward);
     connect(m_stageButtons, &QButtonGroup::idClicked, this, [this](int id) { setStage(PipelineStage(id)); });
-    connect(m_layer, &QSpinBox::valueChanged, this, [this](int v) { m_settings.layer = v; scheduleRun(); });
-    connect(m_head, &QSpinBox::valueChanged, this, [this](int v) { m_settings.head = v; scheduleRun(); });
+    connect(m_layer, &QSpinBox::valueChanged, this, [this] { m_settings.layer = indexOf(m_layer); scheduleRun(); });
+    connect(m_head, &QSpinBox::valueChanged, this, [this] { m_settings.head = indexOf(m_head); scheduleRun(); });
     connect(m_controls, &PipelineControls::changed, this, &PipelineView::onControlsChanged);
     m_controls->setFrom(m_settings);
     showStage();
@@ -197,11 +196,9 @@ QString PipelineView::figureCaption() const
 {
     if (!m_snapshot) return {};
     const PipelineSettings &s = m_snapshot->settings;
-    return tr("%1 · \"%2\" · head %3.%4 · stage %5 · %6 · T = %7 · mask %8 · positions %9")
-        .arg(m_snapshot->modelName, m_snapshot->text)
-        .arg(s.layer)
-        .arg(s.head)
-        .arg(stageTitle(m_stage), s.scale ? tr("÷√d_k") : tr("no scaling"))
+    return tr("%1 · \"%2\" · %3 · stage %4 · %5 · T = %6 · mask %7 · positions %8")
+        .arg(m_snapshot->modelName, m_snapshot->text, headName(s.layer, s.head), stageTitle(m_stage),
+             s.scale ? tr("÷√d_k") : tr("no scaling"))
         .arg(s.temperature, 0, 'g', 3)
         .arg(s.mask == PipelineSettings::Mask::Window ? tr("window %1").arg(s.window) : maskName(s.mask),
              m_snapshot->positionalName);
@@ -280,10 +277,10 @@ void PipelineView::onFinished(const SnapshotPtr &snapshot)
     m_error->hide();
     {
         const QSignalBlocker b1(m_layer), b2(m_head);
-        m_layer->setRange(0, m_snapshot->layers - 1);
-        m_head->setRange(0, m_snapshot->heads - 1);
-        m_layer->setValue(m_snapshot->settings.layer);
-        m_head->setValue(m_snapshot->settings.head);
+        setIndexCount(m_layer, m_snapshot->layers);
+        setIndexCount(m_head, m_snapshot->heads);
+        setIndex(m_layer, m_snapshot->settings.layer);
+        setIndex(m_head, m_snapshot->settings.head);
     }
     m_controls->showSnapshot(*m_snapshot);
     QString info = tr("%1 · %n token(s) · d_model %2 · d_k %3 · positions %4 · backend %5", nullptr, m_snapshot->n)
@@ -321,10 +318,8 @@ void PipelineView::setSettings(const PipelineSettings &settings)
     m_controls->setFrom(settings);
     {
         const QSignalBlocker b1(m_layer), b2(m_head);
-        m_layer->setMaximum(std::max(m_layer->maximum(), settings.layer));
-        m_head->setMaximum(std::max(m_head->maximum(), settings.head));
-        m_layer->setValue(settings.layer);
-        m_head->setValue(settings.head);
+        setIndex(m_layer, settings.layer);
+        setIndex(m_head, settings.head);
     }
     rerun();
 }

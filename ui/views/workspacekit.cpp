@@ -3,8 +3,11 @@
 
 #include <QEvent>
 #include <QLabel>
+#include <QSpinBox>
 #include <QTimer>
 #include <QWidget>
+
+#include <algorithm>
 
 namespace attnui {
 
@@ -28,6 +31,49 @@ bool failWith(QString *error, const QString &message)
 {
     if (error) *error = message;
     return false;
+}
+
+QSpinBox *makeIndexSpinBox(const QString &prefix)
+{
+    auto *spin = new QSpinBox;
+    spin->setPrefix(prefix);
+    spin->setRange(1, 1);
+    return spin;
+}
+
+void setIndexCount(QSpinBox *spin, int count)
+{
+    spin->setRange(1, std::max(1, count));
+}
+
+void setIndex(QSpinBox *spin, int index)
+{
+    spin->setMaximum(std::max(spin->maximum(), index + 1));
+    spin->setValue(index + 1);
+}
+
+int indexOf(const QSpinBox *spin)
+{
+    return spin->value() - 1;
+}
+
+QString headName(int layer, int head)
+{
+    return QObject::tr("layer %1 · head %2").arg(layer + 1).arg(head + 1);
+}
+
+QStringList layerTickLabels(int layers)
+{
+    QStringList labels;
+    for (int l = 0; l < layers; ++l) labels << QStringLiteral("L%1").arg(l + 1);
+    return labels;
+}
+
+QStringList headTickLabels(int heads)
+{
+    QStringList labels;
+    for (int h = 0; h < heads; ++h) labels << QStringLiteral("H%1").arg(h + 1);
+    return labels;
 }
 
 DeferredRun::DeferredRun(QWidget *owner, int debounceMs, std::function<void()> run)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Permutation equivariance of self-attention (DESIGN.md §3.4) and the causal-leakage check (§3.3).
+// Permutation equivariance of self-attention (DESIGN.md §3.4). The causal-leakage check (§3.3) is
+// attn::leakageTest in maskeffects.h.
 //
 // A permutation π of the L positions reorders the input: (PX)[i] = X[π[i]]. Self-attention without positional
 // information and with a bidirectional mask is equivariant:
@@ -98,22 +99,6 @@ Result<EquivarianceResult> runEquivariance(const TextModel &model, const std::st
 Result<EquivarianceResult> runEquivariance(const TextModel &model, const TokenizedText &tokens,
                                            const EquivarianceSettings &settings, const ProgressFn &progress = {},
                                            const CancelFn &cancel = {});
-
-// Causal leakage (DESIGN.md §3.3): replace token j by another id and compare the final hidden states at every
-// position before j. Under a causal mask they must not change (max diff exactly 0 up to float noise); under a
-// bidirectional mask they do.
-struct LeakageResult {
-    std::int64_t position = 0;             // j
-    std::int64_t replacementId = 0;
-    std::vector<double> maxAbsDiffPerPosition;   // [L]: max_d |Y'[i,d] − Y[i,d]|
-    double maxAbsDiffBefore = 0.0;         // max over i < j
-    double maxAbsDiffFromOn = 0.0;         // max over i ≥ j
-    std::string maskUsed;
-};
-Result<LeakageResult> causalLeakage(const Model &model, const std::vector<std::int64_t> &ids, std::int64_t position,
-                                    std::int64_t replacementId, const MaskChoice &mask,
-                                    PositionalChoice positional = PositionalChoice::Model,
-                                    Backend backend = Backend::Auto);
 
 // The equivariance document (docs/json-format.md, docs/schema/equivariance.schema.json), version 1.
 std::string equivarianceExportJson(const TextModel &model, const EquivarianceSettings &settings,

@@ -21,6 +21,8 @@
 //
 // Every ordering-based metric (ERASER, curves, flip, Bhatt) is reported for each importance and for random
 // orderings (settings.randomSeeds seeds, derived from settings.seed; mean, and each seed's value).
+// Sanity checks (§3.14): RandomLogit (another target) and the cascading model-parameter randomization
+// (RandomizationCheck: importances recomputed on copies with the head and the top layers re-initialized).
 // All metric arithmetic is float64. Forward passes run in parallel (settings.threads) with progress and cancel.
 
 #include <attnscope/attention.h>
@@ -60,6 +62,13 @@ std::string importanceKindName(ImportanceKind kind);   // "head", "head_mean", "
 Result<ImportanceKind> parseImportanceKind(const std::string &text);
 bool isAttentionImportance(ImportanceKind kind);
 
+enum class RandomizationMode {
+    None,      // not run
+    Cascade,   // the output head alone, then head + the top layer, head + the top two, ..., head + every layer
+};
+std::string randomizationModeName(RandomizationMode m);   // "none", "cascade"
+Result<RandomizationMode> parseRandomizationMode(const std::string &text);
+
 struct FaithfulnessSettings {
     // Target.
     std::optional<std::int64_t> targetClass;      // classifier: this class instead of the predicted one
@@ -93,6 +102,11 @@ struct FaithfulnessSettings {
     bool uniformTest = true;
     bool headAblation = true;                     // zero and mean ablation per head
     bool randomLogitCheck = true;                 // sanity check (§3.14), see RandomLogitCheck
+    // Model-parameter randomization (§3.14, Adebayo et al. 2018), see RandomizationCheck. Cost: (layers + 1) ×
+    // (1 + (n_s + 1) per perturbation importance) passes on randomized copies of the model.
+    RandomizationMode randomization = RandomizationMode::Cascade;
+    double randomizationThreshold = 0.9;          // |ρ| ≥ this: the map "stays similar" (fails the check)
+    bool randomizationResetLayerNorms = false;    // see RandomizationSpec::resetLayerNorms
 
     int randomSeeds = 5;                          // random-order baseline: seeds seed+1 .. seed+randomSeeds
     std::uint64_t seed = 42;
@@ -155,16 +169,45 @@ struct HeadTest {
     double zeroAblationTvd = 0.0, meanAblationTvd = 0.0;
 };
 
-// Sanity check (§3.14), honest version: the Model API has no cheap weight re-initialisation, so the cascading
-// MPRT is not run. Instead, the RandomLogit variant: each importance is recomputed for a different target (the
-// runner-up class, or the runner-up next token) and compared with Spearman to the original. Attention and
-// rollout do not depend on the target, so they give exactly 1 (flagged class-agnostic, a structural property);
-// perturbation importances change.
+// Sanity check (§3.14), the RandomLogit variant (Sixt et al.), kept next to RandomizationCheck: each importance
+// is recomputed for a different target (the runner-up class, or the runner-up next token) and compared with
+// Spearman to the original. Attention and rollout do not depend on the target, so they give exactly 1 (flagged
+// class-agnostic, a structural property); perturbation importances change.
 struct RandomLogitCheck {
     std::int64_t otherIndex = 0;     // the other class / token
     std::vector<std::string> methods;
     std::vector<double> spearman;    // per method
     std::vector<bool> classAgnostic; // spearman ≥ 1 − 1e-12 (or both vectors identical)
+};
+
+// Cascading top-down model-parameter randomization (§3.14): every importance is recomputed on randomized copies
+// of the model (Model::withRandomizedParameters, seed = settings.seed; same target index and position, target
+// fixed on the original model's unperturbed pass) and compared with the original by Spearman over the scored
+// tokens, signed and on absolute values. Step k re-initializes the output head and the top k layers
+// (k = 0 .. layers; step 0 is also the head-only run). A method "stays similar" at a step when |ρ| ≥ threshold
+// (signed ρ; NaN, from a constant map, counts as changed). It fails the check when it stays similar after the
+// head alone is randomized: it does not depend on the output at all. Attention importances (raw, mean, rollout,
+// flow) fail by construction (structural: they are class-agnostic, ρ = 1 exactly) and change only once a layer
+// they read is randomized; perturbation importances are expected to pass.
+struct RandomizationStep {
+    std::int64_t topLayers = 0;       // 0: the output head alone
+    std::string randomized;           // RandomizationSpec::describe(): "head", "head + layers 2..1", ...
+    std::vector<double> spearman;     // [methods]
+    std::vector<double> spearmanAbs;  // [methods] Spearman of |original| vs |randomized|
+    double outputTvd = 0.0;           // TVD between the randomized and the original model's output on x
+};
+
+struct RandomizationCheck {
+    std::uint64_t seed = 42;
+    double threshold = 0.9;
+    bool resetLayerNorms = false;
+    std::string init;                         // how tensors were redrawn, in words
+    std::vector<std::string> methods;
+    std::vector<RandomizationStep> steps;     // topLayers 0 .. layers
+    std::vector<bool> fails;                  // [methods] |ρ| ≥ threshold at step 0 (head only)
+    std::vector<bool> structural;             // [methods] attention importances: failing is expected
+    std::vector<int> firstChangedStep;        // [methods] first step with |ρ| < threshold; −1: never
+    std::int64_t forwardPasses = 0;
 };
 
 struct FaithfulnessResult {
@@ -184,6 +227,7 @@ struct FaithfulnessResult {
     std::vector<MethodMetrics> secondOrderings;   // the same with the second operator
     std::vector<HeadTest> heads;               // layer-major; empty when all head tests are off
     std::optional<RandomLogitCheck> randomLogit;
+    std::optional<RandomizationCheck> randomization;   // nullopt when settings.randomization is None
     std::vector<std::string> skipped;          // "flow: n_s = 97 > 64", ...
     std::int64_t forwardPasses = 0;
     double seconds = 0.0;                      // wall time of the suite

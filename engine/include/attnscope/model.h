@@ -190,6 +190,38 @@ struct ForwardResult {
     Backend backend = Backend::Auto;           // the attention backend that ran (Auto resolved)
 };
 
+// Model::withRandomizedParameters: which parameters of a copy are re-initialized (the model-parameter
+// randomization sanity check, reference/faithfulness.md §3.14). Cascading top-down step k of L layers:
+// outputHead = true, layers = {L-1, ..., L-k} (RandomizationSpec::cascade).
+//
+// Init: every chosen tensor (weights and biases alike) is redrawn from N(0, σ²), σ = the population standard
+// deviation of that tensor in the original model, so a zero bias stays zero. Each tensor has its own stream,
+// seeded from (seed, the tensor's name), so a tensor gets the same values whatever else is randomized with it:
+// cascade step k+1 adds a layer to step k's randomized parameters and keeps their values.
+// Never changed: embeddings (token, position, type and their LayerNorm). LayerNorm weights inside chosen blocks
+// and the head are kept unless resetLayerNorms (then γ = 1, β = 0, PyTorch's reset_parameters()).
+// The output head: the classifier and the pooler (BertForSequenceClassification), the MLM transform, its
+// LayerNorm, decoder bias and untied decoder (BertForMaskedLM), the untied lm_head (GPT-2). An LM head tied to
+// the token embeddings is untied in the copy: a new [vocab, D] matrix drawn with the embeddings' σ (name
+// "lm_head.weight"), the embeddings themselves untouched. The final LayerNorm (GPT-2 ln_f) counts as a LayerNorm.
+struct RandomizationSpec {
+    enum Part : unsigned {                    // which tensors of the chosen layers (bit mask)
+        Query = 1u, Key = 2u, Value = 4u,     // W_Q, W_K, W_V and their biases
+        Output = 8u,                          // the attention output projection
+        Mlp = 16u,                            // fc1, fc2 (none in synthetic models)
+        AllParts = 31u,
+    };
+    bool outputHead = false;                  // the model must have one (ModelConfig::head != None)
+    std::vector<std::int64_t> layers;         // blocks to re-initialize; each in [0, layers), no repeats
+    unsigned parts = AllParts;                // non-zero when layers is non-empty
+    bool resetLayerNorms = false;             // also LN γ/β of the chosen blocks (and the MLM head's LN)
+    std::uint64_t seed = 42;
+
+    // Cascading top-down step `topLayers` (0: the output head alone; `layers`: head and every block).
+    static RandomizationSpec cascade(std::int64_t modelLayers, std::int64_t topLayers, std::uint64_t seed = 42);
+    std::string describe() const;             // "head + layers 2..1", "layer 0 (q, k)", ...
+};
+
 namespace detail { struct ModelWeights; }
 
 // An immutable loaded model. Copies share the weights; forward() is const and may run on several threads at once.
@@ -208,6 +240,17 @@ public:
     // the options (heads in range, ...); the message names the field.
     Status validate(const ForwardInput &input, const ForwardOptions &options) const;
     Result<ForwardResult> forward(const ForwardInput &input, const ForwardOptions &options = {}) const;
+
+    // A deep copy with some parameters re-initialized at random (RandomizationSpec). Deterministic in the seed;
+    // the copy has the same config and source. Errors name the field of the spec (a layer out of range, no
+    // output head, nothing chosen). Memory: one full copy of the weights.
+    Result<Model> withRandomizedParameters(const RandomizationSpec &spec) const;
+
+    // Read-only access to the parameters by name, for tests and inspection: "embeddings.token", "layer.0.q.weight",
+    // "layer.0.q.bias", "layer.0.ln1.gamma", "final_norm.beta", "pooler.weight", "classifier.weight",
+    // "lm_head.weight", ... (only non-empty tensors; weights in the engine's [in, out] layout).
+    std::vector<std::string> parameterNames() const;
+    const std::vector<float> *parameter(const std::string &name) const;   // nullptr when none; valid while a copy lives
 
 private:
     explicit Model(std::shared_ptr<const detail::ModelWeights> w) : m_w(std::move(w)) {}

@@ -49,6 +49,9 @@ public:
     const std::optional<Tokenizer> &tokenizer() const { return m_tokenizer; }
     const std::string &spec() const { return m_spec; }
     std::string displayName() const;   // "sample:induction-gpt2", a folder's name, or the random spec
+    // The same tokenizer and spec around another model of the same architecture and vocabulary, e.g. a copy
+    // from Model::withRandomizedParameters.
+    TextModel withModel(Model model) const { return TextModel(std::move(model), m_tokenizer, m_spec); }
 
     // Text → tokens with the model's tokenizer (special tokens added as the tokenizer's post-processor says).
     // Fails with a message when the text is longer than the model's positions.

@@ -341,38 +341,4 @@ Result<EquivarianceResult> runEquivariance(const TextModel &textModel, const Tok
     return r;
 }
 
-Result<LeakageResult> causalLeakage(const Model &model, const std::vector<std::int64_t> &ids, std::int64_t position,
-                                    std::int64_t replacementId, const MaskChoice &mask, PositionalChoice positional,
-                                    Backend backend)
-{
-    const auto L = static_cast<std::int64_t>(ids.size());
-    if (position < 0 || position >= L)
-        return Status::invalid("leakage position " + std::to_string(position) + " is outside the " + std::to_string(L) + " tokens");
-    auto setup = makeSetup(model, positional, mask, backend, 1);
-    if (!setup) return setup.status();
-    ForwardInput a, b;
-    a.tokenIds = ids;
-    b.tokenIds = ids;
-    b.tokenIds[static_cast<std::size_t>(position)] = replacementId;
-    if (Status s = setup->model.validate(b, setup->options); !s) return s;
-    auto ra = setup->model.forward(a, setup->options);
-    if (!ra) return ra.status();
-    auto rb = setup->model.forward(b, setup->options);
-    if (!rb) return rb.status();
-    const std::int64_t D = setup->model.config().dModel;
-    LeakageResult r;
-    r.position = position;
-    r.replacementId = replacementId;
-    r.maskUsed = maskKindUsed(setup->model, mask);
-    for (std::int64_t i = 0; i < L; ++i) {
-        double d = 0.0;
-        for (std::int64_t k = 0; k < D; ++k)
-            d = std::max(d, std::abs(static_cast<double>(ra->lastHidden[static_cast<std::size_t>(i * D + k)]) -
-                                     rb->lastHidden[static_cast<std::size_t>(i * D + k)]));
-        r.maxAbsDiffPerPosition.push_back(d);
-        (i < position ? r.maxAbsDiffBefore : r.maxAbsDiffFromOn) = std::max(i < position ? r.maxAbsDiffBefore : r.maxAbsDiffFromOn, d);
-    }
-    return r;
-}
-
 } // namespace attn

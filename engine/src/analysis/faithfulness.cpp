@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The faithfulness suite (faithfulness.h; reference/faithfulness.md §1–§4): importances, agreement, ordering
-// metrics with random baselines, per-head attention tests, and the RandomLogit sanity check.
+// metrics with random baselines, per-head attention tests, and the sanity checks (RandomLogit; cascading
+// parameter randomization in randomization.cpp).
 #include <attnscope/faithfulness.h>
 
+#include "importances.h"
 #include "perturb.h"
+#include "randomization.h"
 #include "rng.h"
 
 #include <attnscope/analysis.h>
@@ -23,6 +26,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using detail::Outcome;
 using detail::PassSpec;
 using detail::Perturber;
+using detail::attentionRow;
 
 // The suite's shared state: the scored positions S and the runner.
 struct Suite {
@@ -56,17 +60,6 @@ std::vector<double> restrict(const std::vector<double> &full, const std::vector<
 {
     std::vector<double> v;
     for (std::int64_t i : scored) v.push_back(full[static_cast<std::size_t>(i)]);
-    return v;
-}
-
-// Row o of an [L, L] matrix over the scored keys, renormalized to sum 1; NaN elsewhere.
-std::vector<double> attentionRow(const std::vector<double> &A, std::int64_t L, std::int64_t o,
-                                 const std::vector<std::int64_t> &scored)
-{
-    std::vector<double> v(static_cast<std::size_t>(L), kNaN);
-    double sum = 0.0;
-    for (std::int64_t j : scored) sum += A[static_cast<std::size_t>(o * L + j)];
-    for (std::int64_t j : scored) v[static_cast<std::size_t>(j)] = sum > 0.0 ? A[static_cast<std::size_t>(o * L + j)] / sum : 0.0;
     return v;
 }
 
@@ -239,9 +232,10 @@ Status headTests(Suite &suite, const ForwardResult &base, std::int64_t o, const 
     return Status::ok();
 }
 
-// RandomLogit (§3.14, the variant the Model API allows): every importance for the runner-up target, Spearman
-// against the original. Attention importances take no target, so they are the same vector (class-agnostic by
-// construction); perturbation importances are recomputed from the cached passes' distributions.
+// RandomLogit (§3.14; the cascading parameter randomization is randomization.cpp): every importance for the
+// runner-up target, Spearman against the original. Attention importances take no target, so they are the same
+// vector (class-agnostic by construction); perturbation importances are recomputed from the cached passes'
+// distributions.
 template <typename LooOp>
 void randomLogit(Suite &suite, const FaithfulnessSettings &s, const LooOp &looOp, FaithfulnessResult &r)
 {
@@ -305,6 +299,8 @@ Result<FaithfulnessResult> runFaithfulness(const TextModel &textModel, const Tok
     if (s.randomSeeds < 1) return Status::invalid("random seeds: " + std::to_string(s.randomSeeds) + " (at least 1)");
     if (s.permutations < 1) return Status::invalid("permutations: " + std::to_string(s.permutations) + " (at least 1)");
     if (s.bhattRuns < 2) return Status::invalid("bhatt runs: " + std::to_string(s.bhattRuns) + " (at least 2)");
+    if (s.randomization != RandomizationMode::None && !(s.randomizationThreshold > 0.0 && s.randomizationThreshold <= 1.0))
+        return Status::invalid("randomization threshold: " + std::to_string(s.randomizationThreshold) + " is not in (0, 1]");
     const HeadRef head = s.head.value_or(HeadRef{c.layers - 1, 0});
     if (head.layer < 0 || head.layer >= c.layers || head.head < 0 || head.head >= c.heads)
         return Status::invalid("head: " + std::to_string(head.layer) + "." + std::to_string(head.head) +
@@ -385,85 +381,21 @@ Result<FaithfulnessResult> runFaithfulness(const TextModel &textModel, const Tok
         return p.run(threads, cancel, pf);
     };
 
-    // Attention importances: row o = [CLS] (classifiers) or the target position (LMs).
+    // Importances; attention rows are row o = [CLS] (classifiers) or the target position (LMs).
     const std::int64_t o = lm ? targetPosition : 0;
-    const auto headMatrix = [&](std::int64_t l, std::int64_t h) {
-        const std::vector<float> &w = base->heads[static_cast<std::size_t>(l * c.heads + h)].weights;
-        return std::vector<double>(w.begin(), w.end());
-    };
-    std::vector<std::vector<double>> layerMeans;
-    for (std::int64_t l = 0; l < c.layers; ++l) {
-        std::vector<const float *> ptrs;
-        for (std::int64_t h = 0; h < c.heads; ++h) ptrs.push_back(base->heads[static_cast<std::size_t>(l * c.heads + h)].weights.data());
-        layerMeans.push_back(meanOverHeads(ptrs, static_cast<int>(L)));
-    }
-    std::vector<ImportanceKind> methods;
+    detail::ImportancePlan plan;
     for (ImportanceKind k : s.methods)
-        if (std::find(methods.begin(), methods.end(), k) == methods.end()) methods.push_back(k);
-
-    // Leave-one-out passes for every perturbation importance at once.
-    const auto looOp = [&](ImportanceKind k) {
-        return k == ImportanceKind::LooDeletion ? RemovalOperator::Deletion
-               : k == ImportanceKind::LooKnockout ? RemovalOperator::Knockout : occlusion;
-    };
-    const auto without = [&](std::int64_t t) {
-        std::vector<std::uint8_t> kept(static_cast<std::size_t>(L), 1);
-        kept[static_cast<std::size_t>(t)] = 0;
-        return kept;
-    };
-    const std::vector<std::uint8_t> allKept(static_cast<std::size_t>(L), 1);
-    for (ImportanceKind k : methods) {
-        if (isAttentionImportance(k)) continue;
-        p.request({allKept, looOp(k), {}, {}});
-        for (std::int64_t t : scored) p.request({without(t), looOp(k), {}, {}});
-    }
-    if (Status st = suite.runQueued(); !st) return st;
-
-    for (ImportanceKind k : methods) {
-        Importance imp{k, importanceKindName(k), {}, {}};
-        switch (k) {
-        case ImportanceKind::AttentionHead:
-            imp.scores = attentionRow(headMatrix(head.layer, head.head), L, o, scored);
-            imp.note = "head " + std::to_string(head.layer) + "." + std::to_string(head.head) + ", row " + std::to_string(o);
-            break;
-        case ImportanceKind::AttentionHeadMean:
-            imp.scores = attentionRow(layerMeans.back(), L, o, scored);
-            imp.note = "mean over the heads of layer " + std::to_string(c.layers - 1) + ", row " + std::to_string(o);
-            break;
-        case ImportanceKind::Rollout: {
-            auto R = attentionRollout(layerMeans, static_cast<int>(L), true);
-            if (!R) return R.status();
-            imp.scores = attentionRow(*R, L, o, scored);
-            imp.note = "head mean, residual, row " + std::to_string(o);
-            break;
-        }
-        case ImportanceKind::Flow: {
-            if (L > kMaxFlowTokens) {
-                r.skipped.push_back("flow: " + std::to_string(L) + " tokens > " + std::to_string(kMaxFlowTokens));
-                continue;
-            }
-            // Only row o is needed: n max-flows instead of n².
-            auto F = attentionFlowRow(layerMeans, static_cast<int>(L), static_cast<int>(o), true, cancel);
-            if (!F) return F.status();
-            std::vector<double> asMatrix(static_cast<std::size_t>(L * L), 0.0);
-            std::copy(F->begin(), F->end(), asMatrix.begin() + o * L);
-            imp.scores = attentionRow(asMatrix, L, o, scored);
-            imp.note = "head mean, residual, row " + std::to_string(o);
-            break;
-        }
-        default: {
-            const RemovalOperator op = looOp(k);
-            imp.scores.assign(static_cast<std::size_t>(L), kNaN);
-            const double full = p.lookup({allKept, op, {}, {}}).score;
-            for (std::int64_t t : scored) imp.scores[static_cast<std::size_t>(t)] = full - p.lookup({without(t), op, {}, {}}).score;
-            imp.note = "m(x) - m(x without t), " + removalOperatorName(op) +
-                       (op == RemovalOperator::MaskToken || op == RemovalOperator::UnkToken || op == RemovalOperator::PadToken
-                            ? " id " + std::to_string(r.occlusionBaselineId) : "");
-            break;
-        }
-        }
-        r.importances.push_back(std::move(imp));
-    }
+        if (std::find(plan.methods.begin(), plan.methods.end(), k) == plan.methods.end()) plan.methods.push_back(k);
+    plan.head = head;
+    plan.row = o;
+    plan.scored = scored;
+    plan.length = L;
+    plan.occlusion = occlusion;
+    plan.occlusionId = r.occlusionBaselineId;
+    const auto looOp = [&](ImportanceKind k) { return plan.looOperator(k); };
+    auto importances = detail::computeImportances(c, *base, p, suite.runQueued, plan, cancel, &r.skipped);
+    if (!importances) return importances.status();
+    r.importances = std::move(importances).value();
 
     // Agreement: each attention importance against |each perturbation importance| (§3.2).
     const int topK = std::max(1, static_cast<int>(std::ceil(0.1 * n - 1e-9)));
@@ -537,7 +469,26 @@ Result<FaithfulnessResult> runFaithfulness(const TextModel &textModel, const Tok
     if (Status st = headTests(suite, *base, o, s, r); !st) return st;
     randomLogit(suite, s, looOp, r);
 
-    r.forwardPasses = p.passes() + 1;
+    std::int64_t otherPasses = 0;   // passes on randomized copies (each with its own Perturber)
+    if (s.randomization == RandomizationMode::Cascade) {
+        const auto runOther = [&](Perturber &q) -> Status {
+            const double before = static_cast<double>(p.passes() + otherPasses), queued = static_cast<double>(q.queued());
+            ProgressFn pf;
+            if (progress) pf = [&, before, queued](double f) { progress(std::min(1.0, (before + f * queued) / total)); };
+            const std::int64_t had = q.passes();
+            const Status st = q.run(threads, cancel, pf);
+            otherPasses += q.passes() - had;
+            return st;
+        };
+        const detail::RandomizationInput rin{model, tokens.ids, special, plan, r.importances,
+                                             Perturber::Target{targetPosition, targetIndex, std::max<std::int64_t>(runnerUp(P0, targetIndex), 0), P0},
+                                             Perturber::Replacements{ids.mask, ids.unk, padId, fillerId}, s.backend, threads};
+        auto check = detail::randomizationCheck(rin, s, runOther, cancel);
+        if (!check) return check.status();
+        r.randomization = std::move(check).value();
+    }
+
+    r.forwardPasses = p.passes() + 1 + (r.randomization ? r.randomization->forwardPasses : 0);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (progress) progress(1.0);
     return r;

@@ -2,6 +2,8 @@
 // Names and parsers of faithfulness.h's enums, rationale scoring and the pass estimate.
 #include <attnscope/faithfulness.h>
 
+#include "randomization.h"
+
 #include <attnscope/metrics.h>
 
 #include <algorithm>
@@ -58,6 +60,15 @@ Result<ImportanceKind> parseImportanceKind(const std::string &text)
                            "' is not head, head_mean, rollout, flow, loo_deletion, loo_knockout or occlusion");
 }
 
+std::string randomizationModeName(RandomizationMode m) { return m == RandomizationMode::Cascade ? "cascade" : "none"; }
+
+Result<RandomizationMode> parseRandomizationMode(const std::string &text)
+{
+    if (text == "cascade") return RandomizationMode::Cascade;
+    if (text == "none") return RandomizationMode::None;
+    return Status::invalid("randomization: '" + text + "' is not cascade or none");
+}
+
 bool isAttentionImportance(ImportanceKind k)
 {
     return k == ImportanceKind::AttentionHead || k == ImportanceKind::AttentionHeadMean || k == ImportanceKind::Rollout ||
@@ -94,7 +105,12 @@ std::int64_t estimateFaithfulnessPasses(const Model &model, std::int64_t L, cons
     if (s.uniformTest) heads += 1;
     if (s.headAblation) heads += 2;
     const std::int64_t operators = s.secondRemoval ? 2 : 1;
-    return 1 + 3 * n + (s.orderingMetrics ? operators * (orderings * curve + s.bhattRuns) : 0) + c.layers * c.heads * heads;
+    std::int64_t perturbation = 0;
+    for (ImportanceKind k : s.methods) perturbation += isAttentionImportance(k) ? 0 : 1;
+    const std::int64_t randomization =
+        s.randomization == RandomizationMode::Cascade ? detail::randomizationPasses(c.layers, n, perturbation) : 0;
+    return 1 + 3 * n + (s.orderingMetrics ? operators * (orderings * curve + s.bhattRuns) : 0) + c.layers * c.heads * heads +
+           randomization;
 }
 
 } // namespace attn

@@ -8,6 +8,8 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/equivariance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/perturb.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/importances.cpp
   ${CMAKE_CURRENT_LIST_DIR}/faithfulness.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/randomization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/faithfulness_names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maskeffects.cpp)

@@ -223,10 +223,38 @@ std::string faithfulnessExportJson(const TextModel &m, const FaithfulnessSetting
             res.push_back(Json{{"method", r.randomLogit->methods[i]}, {"spearman", number(r.randomLogit->spearman[i])},
                                {"class_agnostic", static_cast<bool>(r.randomLogit->classAgnostic[i])}});
         doc["random_logit"] = Json{{"parameters", Json{{"other_index", r.randomLogit->otherIndex},
-                                                       {"note", "RandomLogit variant of the randomization check; cascading weight re-initialization is not run"}}},
+                                                       {"note", "RandomLogit variant of the randomization check; the cascading parameter randomization is under randomization"}}},
                                    {"results", res}};
     } else {
         doc["random_logit"] = nullptr;
+    }
+    if (r.randomization) {
+        const RandomizationCheck &rc = *r.randomization;
+        Json steps = Json::array();
+        for (const RandomizationStep &st : rc.steps) {
+            Json res = Json::array();
+            for (std::size_t m = 0; m < rc.methods.size(); ++m)
+                res.push_back(Json{{"method", rc.methods[m]}, {"spearman", number(st.spearman[m])},
+                                   {"spearman_abs", number(st.spearmanAbs[m])}});
+            steps.push_back(Json{{"top_layers", st.topLayers}, {"randomized", st.randomized},
+                                 {"output_tvd", number(st.outputTvd)}, {"results", res}});
+        }
+        Json summary = Json::array();
+        for (std::size_t m = 0; m < rc.methods.size(); ++m)
+            summary.push_back(Json{{"method", rc.methods[m]}, {"fails", static_cast<bool>(rc.fails[m])},
+                                   {"structural", static_cast<bool>(rc.structural[m])},
+                                   {"first_changed_step", rc.firstChangedStep[m] >= 0 ? Json(rc.firstChangedStep[m]) : Json(nullptr)}});
+        doc["randomization"] = Json{
+            {"parameters", Json{{"mode", "cascade"}, {"order", "top_down"}, {"seed", rc.seed}, {"init", rc.init},
+                                {"reset_layer_norms", rc.resetLayerNorms}, {"steps", rc.steps.size()},
+                                {"threshold", rc.threshold},
+                                {"similarity", "spearman over the scored tokens, original vs randomized; spearman_abs on |importance|"},
+                                {"fails", "|spearman| >= threshold after the output head alone is randomized (step 0)"}}},
+            {"steps", steps},
+            {"summary", summary},
+            {"forward_passes", rc.forwardPasses}};
+    } else {
+        doc["randomization"] = nullptr;
     }
     doc["skipped"] = r.skipped;
     doc["forward_passes"] = r.forwardPasses;

@@ -5,6 +5,7 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/randomize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/forward.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/textmodel.cpp
