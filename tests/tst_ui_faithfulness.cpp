@@ -10,6 +10,7 @@
 #include "subject.h"
 #include "views/faithfulnessfigure.h"
 #include "views/faithfulnessview.h"
+#include "uitestsupport.h"
 
 #include <attnscope/faithfulness.h>
 #include <attnscope/textmodel.h>
@@ -71,8 +72,8 @@ void TestUiFaithfulness::rationaleExampleFillsEveryPanel()
     QString error;
     QVERIFY2(view.restoreSessionState(kQuick, &error), qPrintable(error));
     QVERIFY(view.rationaleExamples().size() >= 2);
-    view.useRationaleExample(1);   // "i watched that audience, this mediocre seat carried the director."
-    const RationaleExample &ex = view.rationaleExamples()[1];
+    view.useRationaleExample(0);   // "... our wonderful costume found the dog." (one evidence word)
+    const RationaleExample &ex = view.rationaleExamples()[0];
     QCOMPARE(subject.text(), ex.text);
     QCOMPARE(view.goldTokens(), ex.evidence);
 
@@ -143,12 +144,29 @@ void TestUiFaithfulness::rationaleExampleFillsEveryPanel()
     // Notes: target with unit, seeds, evidence, the sanity check flags attention as class-agnostic.
     QVERIFY(fig->summaryText().contains(QStringLiteral("probability")));
     QVERIFY(fig->summaryText().contains(QStringLiteral("seed 42")));
-    QVERIFY(fig->rationaleText().contains(QStringLiteral("mediocre")));
+    QVERIFY(fig->rationaleText().contains(QStringLiteral("wonderful")));
     QVERIFY(r.randomLogit.has_value());
     QVERIFY2(fig->sanityText().contains(QStringLiteral("class-agnostic")), qPrintable(fig->sanityText()));
     QVERIFY(view.errorText().isEmpty());
     QVERIFY(view.figureWidget() != nullptr);
     QVERIFY(view.figureCaption().contains(QStringLiteral("sample:rationale-bert")));
+    // The default head is the last of the model's 3 layers, head 0 (0-based, as the session keeps it); people read
+    // it from 1 in the boxes, the caption, the attention bars, the grids' ticks and their hover text.
+    QCOMPARE(view.sessionState().value(QStringLiteral("head")).toString(), QStringLiteral("2.0"));
+    QSpinBox *layerBox = test::spinBoxWithPrefix(&view, QStringLiteral("layer "));
+    QSpinBox *headBox = test::spinBoxWithPrefix(&view, QStringLiteral("head "));
+    QVERIFY(layerBox && headBox);
+    QCOMPARE(layerBox->text(), QStringLiteral("layer 3"));
+    QCOMPARE(headBox->text(), QStringLiteral("head 1"));
+    QCOMPARE(layerBox->maximum(), 3);
+    QCOMPARE(headBox->maximum(), 4);
+    QVERIFY2(view.figureCaption().contains(QStringLiteral("(layer 3 · head 1)")), qPrintable(view.figureCaption()));
+    QCOMPARE(fig->attentionBars()->title(), QStringLiteral("Attention: attention, layer 3 · head 1"));
+    QCOMPARE(fig->permutationGrid()->data().rowLabels, (QStringList{QStringLiteral("L1"), QStringLiteral("L2"), QStringLiteral("L3")}));
+    QCOMPARE(fig->permutationGrid()->data().colLabels,
+             (QStringList{QStringLiteral("H1"), QStringLiteral("H2"), QStringLiteral("H3"), QStringLiteral("H4")}));
+    QVERIFY2(fig->permutationGrid()->hoverText(HeatmapCell{2, 0}).startsWith(QStringLiteral("layer 3 · head 1: ")),
+             qPrintable(fig->permutationGrid()->hoverText(HeatmapCell{2, 0})));
 
     // Display-only choices redraw without a new run.
     const quint64 generation = view.runner()->currentGeneration();

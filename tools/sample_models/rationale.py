@@ -24,7 +24,7 @@ N_RATIONALES = 150
 LABELS = ["negative", "positive"]
 
 CFG = dict(num_hidden_layers=3, num_attention_heads=4, hidden_size=64, intermediate_size=256,
-           max_position_embeddings=128, batch=32, steps=2500, lr=1e-3, warmup=100, weight_decay=0.01,
+           max_position_embeddings=128, batch=32, steps=3000, lr=1e-3, warmup=100, weight_decay=0.01,
            dropout=0.1, evidence_scale=1.5, token_deletion_prob=0.3)
 MAX_EVIDENCE = 4       # k in {1, ..., MAX_EVIDENCE} evidence words; #positive != #negative
 
@@ -364,15 +364,18 @@ def token_faithfulness(model, tok, exs) -> dict:
             seqs.append(ids[:j] + ids[j + 1:])
             owner.append((n, j))
     loo = predict_ids(model, seqs)
-    delta = [dict() for _ in items]
+    delta, delta_signed = [dict() for _ in items], [dict() for _ in items]
     for (n, j), p in zip(owner, loo):
-        delta[n][j] = abs(float(full[n, pred[n]] - p[pred[n]]))
-    f1s, by_k, min_gold_over_max_filler = [], {}, []
+        delta_signed[n][j] = float(full[n, pred[n]] - p[pred[n]])
+        delta[n][j] = abs(delta_signed[n][j])
+    f1s, f1s_signed, by_k, min_gold_over_max_filler = [], [], {}, []
     for n, it in enumerate(items):
         gold = {j for j, w in enumerate(it["word"]) if w >= 0}
         order = sorted(delta[n], key=lambda j: -delta[n][j])
         f1 = len(gold & set(order[:len(gold)])) / len(gold)
         f1s.append(f1)
+        signed = sorted(delta_signed[n], key=lambda j: (-delta_signed[n][j], j))
+        f1s_signed.append(len(gold & set(signed[:len(gold)])) / len(gold))
         by_k.setdefault(str(len(it["polarity"])), []).append(f1)
         filler = [delta[n][j] for j in delta[n] if j not in gold]
         min_gold_over_max_filler.append(min(delta[n][j] for j in gold) > max(filler, default=0.0))
@@ -386,6 +389,7 @@ def token_faithfulness(model, tok, exs) -> dict:
     return {
         "n": len(items),
         "loo_deletion_token_f1": float(np.mean(f1s)),
+        "loo_deletion_token_f1_signed_ranking": float(np.mean(f1s_signed)),
         "loo_deletion_token_f1_by_n_evidence_words": {k: float(np.mean(v)) for k, v in sorted(by_k.items())},
         "loo_every_evidence_token_above_every_filler_token": float(np.mean(min_gold_over_max_filler)),
         "loo_mean_abs_change_evidence": float(np.mean([delta[n][j] for n, it in enumerate(items)
@@ -458,7 +462,9 @@ def write_rationales(out_dir: Path) -> dict:
             "tokens": toks, "input_ids": enc["input_ids"],
             "evidence_token_indices": idx,
             "evidence_words": e["evidence_words"],
+            "evidence_polarities": e["polarity"],
             "evidence_char_spans": [list(s) for s in e["spans"]],
+            "target_probability_positive": round(soft_target(sum(e["polarity"])), 6),
             "predicted_label": int(p[i].argmax()), "predicted_probability": round(float(p[i].max()), 6),
         })
     doc = {
@@ -467,9 +473,13 @@ def write_rationales(out_dir: Path) -> dict:
         "description": "Held-out examples of the rationale-bert generator with ground-truth rationales. 'tokens' "
                        "and 'input_ids' are what the WordPiece tokenizer in this folder produces, including "
                        "[CLS] (index 0) and [SEP] (last). 'evidence_token_indices' index into 'tokens' and list "
-                       "every piece of every evidence word; every other token is filler whose removal cannot "
-                       "change the true label. 'evidence_char_spans' are [start, end) character offsets in "
-                       "'text'.",
+                       "every piece of every evidence word, of both polarities ('evidence_polarities': +1 positive, "
+                       "-1 negative, one per evidence word); every other token is filler whose removal cannot "
+                       "change the label or the target. label = positive iff there are more positive than negative "
+                       "evidence words (never a tie); the model was trained towards p(positive) = "
+                       "sigmoid(1.5 * (#positive - #negative)) ('target_probability_positive'), so deleting any "
+                       "one evidence token moves the target by one step. 'evidence_char_spans' are [start, end) "
+                       "character offsets in 'text'.",
         "label_names": LABELS,
         "generator": {"split": "test", "seed": TEST_SEED, "first_n": N_RATIONALES},
         "examples": items,
@@ -481,17 +491,30 @@ def write_rationales(out_dir: Path) -> dict:
 def examples() -> list[dict]:
     return [
         {"text": "the plot was excellent and we watched the old film with the dog.",
-         "what_to_look_for": "Positive: one evidence word (excellent). Look whether [CLS] attends to it in the "
-                             "last layer, and compare with LOO / ERASER: deleting 'excellent' flips the model to "
-                             "chance."},
+         "what_to_look_for": "Positive, one evidence word (excellent); target p(positive) = sigmoid(1.5) = 0.82. "
+                             "Leave-one-out: deleting 'excellent' drops p to about 0.5 (no evidence left, chance), "
+                             "deleting any other token changes almost nothing. Look whether [CLS] attends to it in "
+                             "the last layer."},
         {"text": "a quiet actor met the director, it was a disaster; the ending seemed rather dull.",
-         "what_to_look_for": "Negative: two evidence words (disaster, dull) among neutral adjectives (quiet) and "
-                             "an intensifier (rather)."},
+         "what_to_look_for": "Negative, two evidence words (disaster, dull) among a neutral adjective (quiet) and "
+                             "an intensifier (rather); target p(negative) = 0.95. Each evidence word counts: "
+                             "deleting either one drops p(negative) to about 0.82."},
+        {"text": "the story was superb and the ending seemed dull; it was a gem.",
+         "what_to_look_for": "Mixed polarity: two positive (superb, gem) and one negative (dull) evidence word, so "
+                             "positive with target 0.82. Leave-one-out gives all three a large |change| but in "
+                             "opposite directions: deleting 'superb' or 'gem' drops p(positive) to about 0.5, "
+                             "deleting 'dull' raises it to about 0.96. Compare signed and absolute importance: "
+                             "ranked on the signed change, 'dull' comes last."},
         {"text": "they visited the masterful studio in the village and the soundtrack was very blue.",
-         "what_to_look_for": "Positive: 'masterful' splits into master ##ful; both pieces are evidence. "
-                             "'soundtrack' (sound ##track) is a split neutral word."},
+         "what_to_look_for": "Positive: 'masterful' splits into master ##ful, and both pieces are gold evidence. "
+                             "The model does not treat them alike: deleting 'master' drops p(positive) from 0.83 "
+                             "to about 0.5, deleting '##ful' barely moves it (master alone still reads as "
+                             "positive): leave-one-out gives ##ful 0.008 against 0.32 for 'master', barely above the "
+                             "filler. Gold rationale and model disagree at the subword level. 'soundtrack' (sound ##track) is a split neutral word."},
         {"text": "the red critic watched an unwatchable sequel; the music stayed truly pointless.",
-         "what_to_look_for": "Negative: multi-piece evidence words un ##watch ##able and point ##less."},
+         "what_to_look_for": "Negative: multi-piece evidence words un ##watch ##able and point ##less (five gold "
+                             "tokens for two words). Leave-one-out spreads unevenly over the pieces: ##watch, "
+                             "##less and point matter, 'un' and '##able' hardly at all."},
     ]
 
 
@@ -504,7 +527,13 @@ def write_card(out_dir: Path, info: dict, ev: dict) -> None:
     probs = predict(model, tok, [e["text"] for e in ex])
     size = common.dir_size_kib(out_dir)
     byk = ev["accuracy_by_n_evidence"]
+    rat = ev["rationales"]
     r0 = doc["examples"][0]
+    C = cfg["evidence_scale"]
+    margin_rows = "\n".join(
+        f"| {int(m):+d} | {v['n']} | {v['target_p_positive']:.4f} | {v['mean_p_positive']:.4f} |"
+        for m, v in sorted(ev["p_positive_by_margin"].items(), key=lambda kv: int(kv[0])))
+    f1k = rat["loo_deletion_token_f1_by_n_evidence_words"]
     card = f"""---
 license: gpl-3.0
 library_name: transformers
@@ -517,10 +546,17 @@ tags: [attnscope, rationales, faithfulness, synthetic]
 A small bidirectional BERT classifier (`BertForSequenceClassification`: {cfg['num_hidden_layers']} layers,
 {cfg['num_attention_heads']} heads, hidden {cfg['hidden_size']}, intermediate {cfg['intermediate_size']},
 max positions {cfg['max_position_embeddings']}, {n_params:,} parameters, GELU, post-LN) trained from scratch on
-generated review-like sentences whose label depends **only on known evidence words**. It ships
+generated review-like sentences whose label depends **only on known evidence words**, of both polarities. It ships
 `rationales.json`: {len(doc['examples'])} held-out examples with the ground-truth evidence tokens, so that
 attention-based and perturbation-based explanations (ERASER, AOPC, deletion curves, LOO, rollout) can be scored
 against the truth.
+
+The model is trained on **soft targets**: p(positive) = sigmoid({C} · (#positive − #negative evidence words)).
+Every evidence word moves the logit by about {C}, so **each evidence word matters on its own** (deleting it
+changes p(predicted class) visibly; some pieces of multi-piece words matter less, see below) and the output is not
+saturated (target at most {ev['p_positive_by_margin'][str(MAX_EVIDENCE)]['target_p_positive']:.4f}), while deleting a filler token changes almost nothing. A model trained on hard labels with same-polarity evidence (this
+sample's first version) was saturated at p ≈ 0.9997 with redundant evidence: deleting one of two or three evidence
+words moved p by ~1e-9, and leave-one-out recovered the evidence with token F1 0.40 only.
 
 Licence of the weights, tokenizer, generator output and `rationales.json`: **GPL-3.0-or-later** (part of
 AttnScope). Trained by `tools/train_sample_models.py --model rationale-bert`; nothing downloaded.
@@ -531,30 +567,63 @@ Labels: 0 = `negative`, 1 = `positive` (`id2label` in `config.json`).
 
 | metric | value |
 |---|---|
-| accuracy, held-out split ({ev['n_test']} sentences, none identical to a training sentence) | **{ev['accuracy'] * 100:.2f} %** |
-| accuracy with 1 / 2 / 3 evidence words | {byk['1']['accuracy'] * 100:.2f} % (n={byk['1']['n']}) / {byk['2']['accuracy'] * 100:.2f} % (n={byk['2']['n']}) / {byk['3']['accuracy'] * 100:.2f} % (n={byk['3']['n']}) |
+| accuracy (argmax vs sign(#pos − #neg)), held-out split ({ev['n_test']} sentences, none identical to a training sentence) | **{ev['accuracy'] * 100:.2f} %** |
+| accuracy with 1 / 2 / 3 / 4 evidence words | {' / '.join(f"{byk[k]['accuracy'] * 100:.2f} % (n={byk[k]['n']})" for k in sorted(byk))} |
+| mean \\|p(positive) − soft target\\| | {ev['mean_abs_error_p_positive_vs_soft_target']:.4f} |
 | mean p(true label), full text | {ev['mean_p_label']:.4f} |
-| mean p(true label), all evidence words deleted | {ev['mean_p_label_evidence_removed']:.4f} (accuracy {ev['accuracy_evidence_removed'] * 100:.1f} %: chance, as designed) |
+| mean p(positive), all evidence words deleted | {ev['mean_p_positive_evidence_removed']:.4f} (target 0.5; largest deviation {ev['max_abs_p_positive_minus_half_evidence_removed']:.4f}) |
 | mean p(true label), evidence words only | {ev['mean_p_label_evidence_only']:.4f} (accuracy {ev['accuracy_evidence_only'] * 100:.1f} %) |
 | tokens per example incl. [CLS]/[SEP] (min / mean / max) | {ev['tokens_min_mean_max'][0]} / {ev['tokens_min_mean_max'][1]:.1f} / {ev['tokens_min_mean_max'][2]} |
 
-The deletion rows are the ground truth's own faithfulness check: deleting the evidence words removes the
-model's information (comprehensiveness ≈ {ev['mean_p_label'] - ev['mean_p_label_evidence_removed']:.2f}), and the
-evidence words alone suffice (sufficiency ≈ {ev['mean_p_label'] - ev['mean_p_label_evidence_only']:.2f}).
+Mean p(positive) by evidence margin #pos − #neg (held-out split):
+
+| margin | n | target sigmoid({C}·margin) | mean p(positive) |
+|---|---|---|---|
+{margin_rows}
+
+### The {rat['n']} rationale examples, scored on token ids (Python, `token_faithfulness`)
+
+| metric | value |
+|---|---|
+| leave-one-out by deletion: token F1 of the top-\\|gold\\| tokens by \\|Δ p(predicted class)\\| ([CLS]/[SEP] excluded) | **{rat['loo_deletion_token_f1']:.4f}** |
+| the same, by number of evidence words 1 / 2 / 3 / 4 | {' / '.join(f"{f1k[k]:.4f}" for k in sorted(f1k))} |
+| the same, ranked on the signed change p(full) − p(deleted) (what AttnScope's rationale F1 uses) | {rat['loo_deletion_token_f1_signed_ranking']:.4f} |
+| examples where every evidence token's \\|Δp\\| exceeds every filler token's | {rat['loo_every_evidence_token_above_every_filler_token'] * 100:.1f} % |
+| mean \\|Δp\\| when deleting one evidence token / one filler token | {rat['loo_mean_abs_change_evidence']:.4f} / {rat['loo_mean_abs_change_filler']:.5f} |
+| ERASER comprehensiveness (delete all evidence tokens; drop of p(predicted class)) | {rat['comprehensiveness']:.4f} |
+| ERASER sufficiency (keep only [CLS], the evidence tokens, [SEP]) | {rat['sufficiency']:.4f} |
+
+The signed ranking scores lower because in a mixed-polarity example the minority evidence word (e.g. the one
+negative word of a positive review) raises p(predicted class) when deleted: a large negative leave-one-out score,
+ranked last. The deletion rows are the ground truth's own faithfulness check: without its evidence the model falls
+to p ≈ 0.5 (no information), and the evidence alone keeps the prediction (sufficiency near 0; it can be negative
+when the evidence alone gives a slightly higher probability than the full sentence).
 
 ## Data generator (`make_example`; train seed {TRAIN_SEED}, held-out seed {TEST_SEED})
 
-1. Draw the label (uniform) and k ∈ {{1, 2, 3}} evidence words (uniform).
+1. Draw k ∈ {{1, …, {MAX_EVIDENCE}}} evidence words (uniform) and the number of positive ones, uniform over 0…k
+   **without ties** (#pos ≠ #neg; so k = 2 is always 2+0 or 0+2, k = 4 is 4+0, 3+1, 1+3 or 0+4). Label = positive
+   iff #pos > #neg. Mixed polarity occurs for k = 3 (2+1, 1+2) and k = 4 (3+1, 1+3).
 2. Draw 2–5 clauses from six templates over neutral words, e.g. `the NOUN COPULA [INTENSIFIER] ADJ`,
    `DET ADJ NOUN VERB the NOUN`, `PRON VERB the ADJ NOUN PREP the NOUN`, `it COPULA a NOUN`,
    `the NOUN PREP the NOUN COPULA ADJ`, `PRON VERB DET NOUN`; join them with `and`, `,`, `;`, `.`,
    `and then`, `, while`; end with `.`. Redraw until there are at least k ADJ/NOUN slots.
-3. Put the k evidence words into k random slots (adjective slots take evidence adjectives, the `it was a NOUN`
-   slot takes evidence nouns) — **all of the label's polarity**; fill the other slots with neutral words. So the
-   evidence words sit in exactly the syntactic positions neutral words also fill, and only their identity
-   decides the label. There is no negation, no mixed polarity and no sentiment in the filler, so the rationale is
-   unambiguous: the evidence tokens, and only they.
+3. Put the k evidence words (polarities in random order) into k random slots (adjective slots take evidence
+   adjectives, the `it was a NOUN` slot takes evidence nouns); fill the other slots with neutral words. The
+   evidence words sit in exactly the syntactic positions neutral words also fill, and only their identity decides
+   the label. There is no negation and no sentiment in the filler, so the rationale is unambiguous: the evidence
+   tokens (both polarities), and only they.
 4. `a` before a vowel becomes `an`. Held-out sentences that also occur in the training set are dropped.
+
+Training target: p(positive) = sigmoid({C} · (#pos − #neg)), i.e. {', '.join(f"{m:+d}: {soft_target(m):.3f}" for m in range(1, MAX_EVIDENCE + 1))}
+(and the mirror image for negative margins). **Token-deletion augmentation:** with probability
+{cfg['token_deletion_prob']} one random non-[CLS]/[SEP] token of a training sentence is deleted before the step; when it is a
+piece of an evidence word, that word no longer counts (a fragment like `master` or `##ful` is not the word
+`masterful`) and the target moves by one step; when it is a filler token the target is unchanged. This trains the
+model on exactly the single-token deletions that leave-one-out applies, so good leave-one-out scores here are
+partly by construction, not a result about natural models. Pieces of multi-piece evidence words are rarely the
+deleted token, and the model still keys on some pieces more than others (example texts 4 and 5): deleting `##ful`
+from `masterful` or `un` from `unwatchable` barely changes p.
 
 Lexicon (all lower case):
 - positive evidence: {', '.join(POS_ADJ + POS_NOUN)}
@@ -565,36 +634,41 @@ Lexicon (all lower case):
 
 ## Tokenizer
 
-WordPiece, lower case (`vocab.txt`, {len(tok)} entries: `[PAD]` 0, `[UNK]` 1, `[CLS]` 2, `[SEP]` 3, `[MASK]` 4,
+WordPiece, lower case (`vocab.txt`, {len(vocab_list())} lines: `[PAD]` 0, `[UNK]` 1, `[CLS]` 2, `[SEP]` 3, `[MASK]` 4,
 punctuation, the lexicon's words, the pieces below, and single letters with and without `##` so that any
 lower-case ASCII word still tokenizes). Some words are deliberately **not** whole vocabulary entries and split into
 pieces: masterful → master ##ful, unforgettable → un ##forget ##table, breathtaking → breath ##taking,
 masterpiece → master ##piece, pointless → point ##less, unwatchable → un ##watch ##able, dreadful → dread ##ful
 (evidence), and screenplay, soundtrack, weekend, countryside (neutral). Every piece of an evidence word is an
-evidence token. Saved by `BertTokenizerFast.save_pretrained` (`vocab.txt`, `tokenizer.json`,
-`tokenizer_config.json`).
+evidence token. The tokenizer files (`vocab.txt`, `tokenizer.json`, `tokenizer_config.json`) are unchanged from
+the first version of this sample (the C++ tokenizer parity fixtures depend on them): `a` and `i` occur twice in
+`vocab.txt` (as words and as single letters), the tokenizer maps them to their later lines (ids 178 and 186),
+ids 133 and 147 are never produced, and `vocab_size` is the line count, {len(vocab_list())}.
 
 ## rationales.json
 
 `{{"format": "attnscope-rationales", "version": 1, "label_names": [...], "examples": [...]}}`; each example has
 `text`, `label`, `label_name`, `tokens` (as the tokenizer splits them, with `[CLS]` at 0 and `[SEP]` last),
-`input_ids`, `evidence_token_indices` (into `tokens`), `evidence_words`, `evidence_char_spans` ([start, end) in
-`text`), `predicted_label`, `predicted_probability`. They are the first {len(doc['examples'])} held-out sentences. Example:
+`input_ids`, `evidence_token_indices` (into `tokens`; every piece of every evidence word, both polarities),
+`evidence_words`, `evidence_polarities` (+1 / −1 per word), `evidence_char_spans` ([start, end) in `text`),
+`target_probability_positive` (the soft target), `predicted_label`, `predicted_probability`. They are the first
+{len(doc['examples'])} held-out sentences. Example:
 
 ```
 text:   {r0['text']}
 tokens: {' '.join(r0['tokens'])}
-label:  {r0['label_name']}; evidence_token_indices {r0['evidence_token_indices']} = {[r0['tokens'][j] for j in r0['evidence_token_indices']]}
+label:  {r0['label_name']}; evidence_token_indices {r0['evidence_token_indices']} = {[r0['tokens'][j] for j in r0['evidence_token_indices']]}; polarities {r0['evidence_polarities']}
 ```
 
 ## Training
 
 AdamW (weight decay {cfg['weight_decay']} on matrices), peak lr {cfg['lr']}, {cfg['warmup']} warm-up steps then cosine decay to
 0, gradient clip 1.0, batch {cfg['batch']}, {cfg['steps']} steps (batches sampled with replacement from {info['n_train']:,}
-generated training sentences), dropout {cfg['dropout']}, cross-entropy on the pooled [CLS] output. Seeds: data
-{TRAIN_SEED} / {TEST_SEED}, batch order {TRAIN_SEED + 1}, torch {TORCH_SEED}; deterministic torch algorithms, CPU,
-{info.get('threads', 1)} thread(s), {info['train_seconds']:.0f} s. Versions: {common.versions_md()}. Bitwise
-reproducibility across machines and library versions is not guaranteed.
+generated training sentences), dropout {cfg['dropout']}, cross-entropy against the soft target on the pooled [CLS]
+output, token-deletion augmentation probability {cfg['token_deletion_prob']}. Seeds: data {TRAIN_SEED} / {TEST_SEED}, batch order and
+deletions {TRAIN_SEED + 1}, torch {TORCH_SEED}; deterministic torch algorithms, CPU, {info.get('threads', 1)} thread(s),
+{info['train_seconds']:.0f} s on a shared, busy machine. Versions: {common.versions_md()}. Bitwise reproducibility across
+machines and library versions is not guaranteed.
 
 ## Example texts (also in `examples.json`)
 
@@ -604,8 +678,8 @@ reproducibility across machines and library versions is not guaranteed.
 ## Reproduce
 
 ```
-tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert          # retrain (CPU, minutes)
-tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert --eval   # recompute the metrics
+tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert                # retrain (CPU, minutes)
+tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert --eval         # recompute the metrics
 ```
 
 Files: `config.json`, `model.safetensors` (F32), `vocab.txt`, `tokenizer.json`, `tokenizer_config.json`,
