@@ -168,7 +168,9 @@ void FaithfulnessView::buildUi()
     ablRow->addWidget(m_ablationTest);
     ablRow->addWidget(m_ablationView);
     testForm->addRow(ablRow);
-    m_sanity = new QCheckBox(tr("Sanity checks (other target, parameter randomization)"));
+    m_sanity = new QCheckBox(tr("Sanity checks"));
+    m_sanity->setToolTip(tr("Recompute every importance for another target, and on copies of the model whose output head "
+                            "and then top layers are re-initialized (cascading parameter randomization)"));
     m_sanity->setChecked(true);
     testForm->addRow(m_sanity);
     side->addWidget(testBox);

@@ -179,6 +179,7 @@ void MatrixPanel::setMatrix(MatrixSpec spec)
     m_plot->setColorMap(m_spec.kind == MatrixSpec::Kind::Weights ? m_colorMap : ColorMap::Diverging);
     m_plot->setValueRange(lo, hi);
     m_plot->setValueLabel(m_spec.valueName);
+    m_plot->setAxisTitles(m_spec.rowTitle, m_spec.colTitle);
     m_plot->setHoverFormatter([this](HeatmapCell c) {
         const double v = m_spec.values[std::size_t(c.row) * std::size_t(m_spec.cols) + std::size_t(c.col)];
         return QStringLiteral("%1 [%2, %3] = %4")

@@ -32,6 +32,8 @@ struct MatrixSpec {
     QStringList rowLabels;         // [rows]
     QStringList colLabels;         // [cols]
     Kind kind = Kind::Signed;
+    QString rowTitle = QStringLiteral("query");   // axis titles of the heatmap
+    QString colTitle = QStringLiteral("key");
 };
 
 class MatrixPanel : public QWidget {

@@ -378,7 +378,10 @@ void PipelineView::showStage()
     using K = MatrixSpec::Kind;
     const auto mat = [&](QString title, QString value, const std::vector<double> &v, int cols, QStringList colLabels,
                          K kind = K::Signed) {
-        return MatrixSpec{std::move(title), std::move(value), s->n, cols, v, {}, tok, std::move(colLabels), kind};
+        // Token × dimension matrices (X, Q, K, V, Y) or query × key matrices (scores, mask, weights).
+        const bool perDimension = cols != s->n || colLabels != tok;
+        return MatrixSpec{std::move(title), std::move(value), s->n, cols, v, {}, tok, std::move(colLabels), kind,
+                          perDimension ? tr("token") : tr("query"), perDimension ? tr("dimension") : tr("key")};
     };
     const MatrixSpec X = mat(tr("X  (n × d_model = %1 × %2)").arg(s->n).arg(s->dModel), tr("x"), s->x, s->dModel,
                              columnLabels(s->dModel));
