@@ -11,9 +11,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <bit>
 #include <cmath>
 
 namespace {
@@ -71,6 +73,51 @@ std::vector<std::vector<double>> matrix(const QJsonObject &doc, int layer, int h
     return m;
 }
 
+
+// Our own reader of the .npy files `run --tensors npy` writes: format 1.0, '<f4', C order. Empty on any surprise,
+// with `why` saying which.
+struct Npy {
+    std::vector<qint64> shape;
+    std::vector<float> data;
+};
+Npy readNpy(const QString &path, QString &why)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) { why = "cannot open " + path; return {}; }
+    const QByteArray bytes = file.readAll();
+    if (bytes.size() < 10 || !bytes.startsWith(QByteArray("\x93NUMPY", 6))) { why = "no magic"; return {}; }
+    if (bytes[6] != 1 || bytes[7] != 0) { why = "not version 1.0"; return {}; }
+    const int headerLength = quint8(bytes[8]) | (quint8(bytes[9]) << 8);
+    if ((10 + headerLength) % 64 != 0) { why = "data not 64-byte aligned"; return {}; }
+    const QByteArray header = bytes.mid(10, headerLength);
+    if (!header.endsWith('\n')) { why = "header does not end in a newline"; return {}; }
+    if (!header.contains("'descr': '<f4'") || !header.contains("'fortran_order': False")) { why = "header: " + header; return {}; }
+    const qsizetype open = header.indexOf("'shape': ("), close = header.indexOf(')', open);
+    if (open < 0 || close < 0) { why = "no shape"; return {}; }
+    Npy npy;
+    qint64 count = 1;
+    for (const QByteArray &dim : header.mid(open + 10, close - open - 10).split(',')) {
+        if (dim.trimmed().isEmpty()) continue;
+        npy.shape.push_back(dim.trimmed().toLongLong());
+        count *= npy.shape.back();
+    }
+    const QByteArray payload = bytes.mid(10 + headerLength);
+    if (payload.size() != count * 4) { why = QString("payload %1 bytes for %2 floats").arg(payload.size()).arg(count); return {}; }
+    npy.data.resize(std::size_t(count));
+    for (qint64 k = 0; k < count; ++k) {
+        quint32 bits = 0;
+        for (int b = 0; b < 4; ++b) bits |= quint32(quint8(payload[k * 4 + b])) << (8 * b);   // little-endian
+        npy.data[std::size_t(k)] = std::bit_cast<float>(bits);
+    }
+    return npy;
+}
+
+QJsonObject readJson(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
 } // namespace
 
 class TestCli : public QObject {
@@ -385,6 +432,133 @@ private slots:
         QFile now(path);
         QVERIFY(now.open(QIODevice::ReadOnly));
         QCOMPARE(QJsonDocument::fromJson(now.readAll()).object().value("format").toString(), QStringLiteral("attnscope"));
+    }
+
+    // --tensors npy: the same weights, bit for bit, in a .npy beside the JSON; NaN for heads not exported.
+    void runNpy_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("flag");
+        QTest::addRow("random, two heads") << QStringList{"--model", kRandom, "--text", "attend!", "--heads", "1.2,0.0"}
+                                           << "--npy";
+        QTest::addRow("gpt2-tiny, pad 2") << QStringList{"--model", kFixtures + "gpt2-tiny", "--ids", "2,7,11,5", "--pad", "2"}
+                                          << "--tensors=npy";
+    }
+    void runNpy()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, flag);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString arrays = dir.filePath("arrays.json"), side = dir.filePath("side.json");
+        CliRun run = runCli(QStringList{"run"} + args + QStringList{"--out", arrays});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        run = runCli(QStringList{"run"} + args + QStringList{flag, "--out", side});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files, QDir::Name),
+                 (QStringList{"arrays.json", "side.attention.npy", "side.json"}));
+
+        const QJsonObject a = readJson(arrays), b = readJson(side);
+        const QStringList problems = attn::test::validateJsonSchema(b, runSchema());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        QVERIFY(attn::test::validateJsonSchema(a, runSchema()).isEmpty());
+        for (const QString &key : {"model", "input", "settings", "outputs"}) QCOMPARE(b.value(key), a.value(key));
+        const QJsonObject ref = b.value("attention").toObject();
+        QCOMPARE(ref.value("npy").toString(), QStringLiteral("side.attention.npy"));
+        QCOMPARE(ref.value("dtype").toString(), QStringLiteral("float32"));
+        QCOMPARE(ref.value("missing").toString(), QStringLiteral("nan"));
+        const int layers = a.value("model").toObject().value("layers").toInt();
+        const int heads = a.value("model").toObject().value("heads").toInt();
+        const int L = a.value("input").toObject().value("length").toInt();
+        QCOMPARE(ref.value("shape").toArray(), (QJsonArray{layers, heads, L, L}));
+
+        QString why;
+        const Npy npy = readNpy(dir.filePath("side.attention.npy"), why);
+        QVERIFY2(!npy.data.empty(), qPrintable(why));
+        QCOMPARE(npy.shape, (std::vector<qint64>{layers, heads, L, L}));
+        const QJsonArray attention = a.value("attention").toArray();
+        int captured = 0;
+        for (int layer = 0; layer < layers; ++layer)
+            for (int head = 0; head < heads; ++head) {
+                const QJsonValue h = attention.at(layer).toArray().at(head);
+                const float *block = npy.data.data() + (std::size_t(layer) * heads + head) * std::size_t(L) * L;
+                if (h.isNull()) {
+                    for (int k = 0; k < L * L; ++k) QVERIFY(std::isnan(block[k]));
+                    continue;
+                }
+                ++captured;
+                for (int i = 0; i < L; ++i)
+                    for (int j = 0; j < L; ++j) {
+                        const float fromJson = float(h.toArray().at(i).toArray().at(j).toDouble());
+                        QCOMPARE(std::bit_cast<quint32>(block[i * L + j]), std::bit_cast<quint32>(fromJson));
+                    }
+            }
+        QCOMPARE(captured, b.value("settings").toObject().value("heads").toArray().size());
+    }
+
+    void runNpyBadArgumentsAndFailures()
+    {
+        expectBadArguments({"run", "--model", kRandom, "--text", "abc", "--npy", "--out", "-"}, "--tensors");
+        expectBadArguments({"run", "--model", kRandom, "--text", "abc", "--tensors", "csv", "--out", "x.json"}, "--tensors");
+        // The JSON cannot replace a folder: the .npy written before it is taken away again, nothing is left.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkdir("run.json"));
+        CliRun run = runCli({"run", "--model", kRandom, "--text", "abc", "--npy", "--out", dir.filePath("run.json")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("run.json"), run.err.constData());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList{"run.json"});
+        // The .npy cannot be written: no JSON either.
+        run = runCli({"run", "--model", kRandom, "--text", "abc", "--npy", "--out", dir.filePath("no-such/run.json")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY(!QFileInfo::exists(dir.filePath("no-such")));
+    }
+
+    // Scripts: stderr is not a terminal under QProcess, so no progress unless asked; --quiet leaves it empty on
+    // success; errors still print, with the same exit codes.
+    void quietAndProgress_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addRow("run") << QStringList{"run", "--model", kRandom, "--text", "abc", "--out", "-"};
+        QTest::addRow("run --npy") << QStringList{"run", "--model", kRandom, "--text", "abc", "--npy", "--out", "OUT"};
+        QTest::addRow("equivariance") << QStringList{"equivariance", "--model", kRandom, "--text", "abcd", "--out", "-"};
+        QTest::addRow("faithfulness")
+            << QStringList{"faithfulness", "--model", "sample:rationale-bert", "--text", "a fine seat", "--tests", "none",
+                           "--randomization", "none", "--random-seeds", "1", "--out", "-"};
+        QTest::addRow("bench") << QStringList{"bench", "--n", "33", "--d", "16", "--heads", "1", "--reps", "1",
+                                              "--threads", "1", "--gemm-size", "32", "--backend", "tiled"};
+    }
+    void quietAndProgress()
+    {
+        QFETCH(QStringList, args);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        args.replaceInStrings(QRegularExpression("^OUT$"), dir.filePath("out.json"));
+        CliRun run = runCli(args);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.err.isEmpty(), run.err.constData());   // not a terminal: no progress
+        run = runCli(args + QStringList{"--quiet"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.err.isEmpty(), run.err.constData());
+        QVERIFY(!run.out.isEmpty() || QFileInfo::exists(dir.filePath("out.json")));
+        run = runCli(args + QStringList{"--progress"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.err.startsWith("attnscope-cli " + args.first().toUtf8() + ": "), run.err.constData());
+        expectBadArguments(args + QStringList{"--quiet", "--progress"}, "--quiet");
+    }
+
+    void quietKeepsErrorsAndTiming()
+    {
+        CliRun run = runCli({"run", "--model", "random:layers=0", "--text", "abc", "--out", "-", "--quiet"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY(run.err.contains("--model"));
+        expectBadArguments({"run", "--model", kRandom, "--text", "abc", "--mask", "sideways", "--out", "-", "--quiet"}, "--mask");
+        expectBadArguments({"equivariance", "--model", kRandom, "--text", "abc", "--perm", "bogus", "--out", "-", "--quiet"}, "--perm");
+        // --timing was asked for: it stays, even with --quiet.
+        run = runCli({"faithfulness", "--model", "sample:rationale-bert", "--text", "a fine seat", "--tests", "none", "--randomization", "none",
+                      "--random-seeds", "1", "--timing", "--quiet", "--out", "-"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.err.startsWith("faithfulness: ") && run.err.count('\n') == 1, run.err.constData());
     }
 
     void benchJson_data()

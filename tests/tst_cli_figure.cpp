@@ -8,6 +8,7 @@
 #include "export/figureexport.h"
 #include "runner/enginerunner.h"
 #include "subject.h"
+#include "views/exploreview.h"
 #include "workspace.h"
 #include "workspaces.h"
 
@@ -132,6 +133,10 @@ private slots:
     void badViewIsAnArgumentError_data();
     void badViewIsAnArgumentError();
     void unwritableOutputLeavesNoFile();
+    void maskAndPadChangeTheFigure();
+    void runOptionsTheViewCannotHonour_data();
+    void runOptionsTheViewCannotHonour();
+    void quietAndProgress();
 
 private:
     QTemporaryDir m_dir;
@@ -257,6 +262,128 @@ void TestCliFigure::unwritableOutputLeavesNoFile()
     QVERIFY2(run.err.contains(out), qPrintable(run.err));
     QVERIFY(!QFileInfo::exists(out));
     QVERIFY(!QFileInfo::exists(QFileInfo(out).absolutePath()));
+}
+
+// --mask and --pad reach the Explore run: on the causal GPT-2 sample a bidirectional head map has weights above
+// the diagonal, so its SVG and PNG differ from the causal one; so does a map with padding keys.
+void TestCliFigure::maskAndPadChangeTheFigure()
+{
+    QHash<QString, QByteArray> files;
+    const QList<QStringList> variants = {{}, {QStringLiteral("--mask"), QStringLiteral("causal")},
+                                         {QStringLiteral("--mask"), QStringLiteral("bidirectional")},
+                                         {QStringLiteral("--pad"), QStringLiteral("2")}};
+    for (const QStringList &extra : variants)
+        for (const char *suffix : {"svg", "png"}) {
+            const QString name = (extra.isEmpty() ? QStringLiteral("model") : extra.join(QLatin1Char('_')).remove(QLatin1Char('-'))) +
+                                 QLatin1Char('.') + QLatin1String(suffix);
+            const QString out = m_dir.filePath(QStringLiteral("mask-") + name);
+            const CliRun run = runCli(QStringList{QStringLiteral("figure"), QStringLiteral("--model"), kModel,
+                                                  QStringLiteral("--text"), kText, QStringLiteral("--view"),
+                                                  QStringLiteral("head:0.1"), QStringLiteral("--out"), out,
+                                                  QStringLiteral("--size"), QStringLiteral("700x500")} + extra);
+            QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("%1: exit %2: %3").arg(name).arg(run.exitCode).arg(run.err)));
+            QFile file(out);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            files[name] = file.readAll();
+        }
+    for (const char *suffix : {".svg", ".png"}) {
+        const QString s = QLatin1String(suffix);
+        QVERIFY2(files["mask_bidirectional" + s] != files["mask_causal" + s], suffix);
+        QVERIFY2(files["pad_2" + s] != files["model" + s], suffix);
+    }
+    // The padded figure labels the padding tokens too: more <text> labels than the plain one.
+    QVERIFY(svgTexts(QString::fromUtf8(files["pad_2.svg"])).size() > svgTexts(QString::fromUtf8(files["model.svg"])).size());
+    QVERIFY(files["mask_bidirectional.svg"].contains("bidirectional"));   // the caption names the mask
+
+    // What the figure drew: the Explore run with the Subject's options. Bidirectional on GPT-2: nothing masked,
+    // weight above the diagonal; padding: the padding keys masked, their columns exactly 0.
+    auto opened = attn::TextModel::open(kModel.toStdString());
+    QVERIFY(opened.isOk());
+    attnui::Subject subject;
+    subject.setModel(std::make_shared<const attn::TextModel>(std::move(*opened)), kModel);
+    subject.setText(kText);
+    for (const int padding : {0, 2}) {
+        subject.setRunOptions(attn::MaskSpec::bidirectional(), padding);
+        std::unique_ptr<attnui::ExploreView> explore;
+        for (attnui::Workspace *w : attnui::createWorkspaces(&subject)) {
+            if (!explore) explore.reset(dynamic_cast<attnui::ExploreView *>(w));
+            if (explore.get() != w) delete w;
+        }
+        QVERIFY(explore);
+        explore->resize(1400, 900);
+        explore->show();
+        settle(explore.get());
+        const auto snap = explore->snapshot();
+        QVERIFY(snap);
+        const int L = int(snap->tokens.size());
+        const std::vector<float> &w = snap->weights[1];   // head 0.1
+        QCOMPARE(w.size(), std::size_t(L) * L);
+        double above = 0;
+        for (int i = 0; i < L; ++i)
+            for (int j = 0; j < L; ++j) {
+                const bool pad = j >= L - padding;
+                QCOMPARE(snap->masked[std::size_t(i) * L + j], std::uint8_t(pad ? 1 : 0));
+                if (pad) QCOMPARE(w[std::size_t(i) * L + j], 0.0f);
+                else if (j > i) above += w[std::size_t(i) * L + j];
+            }
+        QVERIFY2(above > 0.1, qPrintable(QString::number(above)));
+    }
+}
+
+void TestCliFigure::runOptionsTheViewCannotHonour_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("names");
+    QString other;
+    for (const auto &[title, spec] : registeredViews())
+        if (title != QLatin1String("Explore") && other.isEmpty()) other = spec;
+    QVERIFY(!other.isEmpty());
+    QTest::addRow("--mask, %s", qPrintable(other)) << other << QStringList{"--mask", "bidirectional"} << "--mask";
+    QTest::addRow("--pad, %s", qPrintable(other)) << other << QStringList{"--pad", "1"} << "--pad";
+    QTest::addRow("--heads") << QStringLiteral("head:0.1") << QStringList{"--heads", "0.1"} << "--heads";
+    QTest::addRow("bad --mask") << QStringLiteral("head:0.1") << QStringList{"--mask", "sideways"} << "--mask";
+    QTest::addRow("negative --pad") << QStringLiteral("head:0.1") << QStringList{"--pad", "-1"} << "--pad";
+    QTest::addRow("--quiet --progress") << QStringLiteral("head:0.1") << QStringList{"--quiet", "--progress"} << "--quiet";
+}
+
+void TestCliFigure::runOptionsTheViewCannotHonour()
+{
+    QFETCH(QString, view);
+    QFETCH(QStringList, extra);
+    QFETCH(QString, names);
+    const QString out = m_dir.filePath(QStringLiteral("cannot.png"));
+    const CliRun run = runCli(QStringList{QStringLiteral("figure"), QStringLiteral("--model"), kModel,
+                                          QStringLiteral("--text"), kText, QStringLiteral("--view"), view,
+                                          QStringLiteral("--out"), out} + extra);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(names), qPrintable(run.err));
+    if (names != QLatin1String("--heads") && extra.first() != QLatin1String("--quiet") && extra.size() == 2 &&
+        !extra.contains(QStringLiteral("sideways")) && !extra.contains(QStringLiteral("-1")))
+        QVERIFY2(run.err.contains(view), qPrintable(run.err));   // the view that cannot honour it is named
+    QVERIFY(!QFileInfo::exists(out));
+}
+
+void TestCliFigure::quietAndProgress()
+{
+    const QStringList args{QStringLiteral("figure"), QStringLiteral("--model"), kModel, QStringLiteral("--text"), kText,
+                           QStringLiteral("--view"), QStringLiteral("head:0.0"), QStringLiteral("--out"),
+                           m_dir.filePath(QStringLiteral("quiet.svg"))};
+    CliRun run = runCli(args);   // stderr is a pipe, not a terminal: no progress
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(!run.err.contains(QStringLiteral("attnscope-cli figure:")), qPrintable(run.err));
+    run = runCli(args + QStringList{QStringLiteral("--quiet")});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    run = runCli(args + QStringList{QStringLiteral("--progress")});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains(QStringLiteral("attnscope-cli figure: wrote")), qPrintable(run.err));
+    // Errors still print under --quiet, with their exit codes.
+    run = runCli({QStringLiteral("figure"), QStringLiteral("--model"), kModel, QStringLiteral("--text"), kText,
+                  QStringLiteral("--view"), QStringLiteral("head:0.0"), QStringLiteral("--out"),
+                  m_dir.filePath(QStringLiteral("no-such-folder/q.svg")), QStringLiteral("--quiet")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY(run.err.contains(QStringLiteral("no-such-folder")));
 }
 
 QTEST_MAIN(TestCliFigure)

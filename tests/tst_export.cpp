@@ -16,6 +16,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 using namespace attn;
@@ -253,6 +254,48 @@ private slots:
         QVERIFY(test::validateJsonSchema(stringWeight, schema).join(' ').contains("/attention/0/0/0/0"));
         QJsonObject outsideSubset{{"type", "object"}, {"additionalProperties", false}};
         QVERIFY(!test::validateJsonSchema(good, outsideSubset).isEmpty());
+
+        // The .npy form: a reference object in place of the arrays, valid as exported, broken without its file name.
+        const QJsonObject npy = parse(runExportJson(*m, request, *data, npySideFileName("out/run.json")));
+        QVERIFY2(test::validateJsonSchema(npy, schema).isEmpty(), qPrintable(test::validateJsonSchema(npy, schema).join('\n')));
+        const QJsonObject ref = npy.value("attention").toObject();
+        QCOMPARE(ref.value("npy").toString(), QStringLiteral("run.attention.npy"));
+        QCOMPARE(ref.value("shape").toArray(), (QJsonArray{1, 2, 2, 2}));
+        QJsonObject noFile = npy;
+        QJsonObject brokenRef = ref;
+        brokenRef.remove("npy");
+        noFile["attention"] = brokenRef;
+        QVERIFY(test::validateJsonSchema(noFile, schema).join(' ').contains("npy"));
+    }
+
+    void npyFileNameAndHeader()
+    {
+        QCOMPARE(npySideFileName("a/b/run.json"), std::string("run.attention.npy"));
+        QCOMPARE(npySideFileName("weights"), std::string("weights.attention.npy"));
+        auto m = openModel("random:layers=2,heads=3,d_model=12,seed=2", true);
+        QVERIFY(m);
+        RunRequest request;
+        request.text = "abc";
+        request.heads = std::vector<HeadRef>{{1, 2}};
+        auto data = runModel(*m, request);
+        QVERIFY(data);
+        const std::string bytes = attentionNpy(m->model.config(), data->result);
+        QCOMPARE(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+        const std::size_t headerLength = std::size_t(std::uint8_t(bytes[8])) | std::size_t(std::uint8_t(bytes[9])) << 8;
+        QCOMPARE((10 + headerLength) % 64, std::size_t(0));
+        const std::string header = bytes.substr(10, headerLength);
+        QVERIFY2(header.find("'shape': (2, 3, 3, 3)") != std::string::npos, header.c_str());
+        QCOMPARE(bytes.size(), 10 + headerLength + 2 * 3 * 9 * 4);
+        // Only head 1.2 was captured: its block holds its weights (rows summing to 1), every other block NaN.
+        const auto at = [&](std::size_t k) {
+            std::uint32_t bits = 0;
+            for (int b = 0; b < 4; ++b) bits |= std::uint32_t(std::uint8_t(bytes[10 + headerLength + 4 * k + b])) << (8 * b);
+            return std::bit_cast<float>(bits);
+        };
+        const std::size_t captured = (1 * 3 + 2) * 9;
+        for (std::size_t k = 0; k < 2 * 3 * 9; ++k)
+            if (k < captured || k >= captured + 9) QVERIFY(std::isnan(at(k)));
+            else QCOMPARE(at(k), data->result.heads.front().weights[k - captured]);
     }
 };
 

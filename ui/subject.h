@@ -5,12 +5,14 @@
 // from it (a workspace may hold its own text on top, e.g. Compare's second input). UI thread only.
 
 #include <attnscope/attention.h>
+#include <attnscope/mask.h>
 #include <attnscope/textmodel.h>
 
 #include <QObject>
 #include <QString>
 
 #include <memory>
+#include <optional>
 
 namespace attnui {
 
@@ -47,16 +49,31 @@ public:
         emit backendChanged();
     }
 
+    // A mask that replaces the model's own (nullopt: the model's), and padding tokens appended to the text and
+    // masked as keys. attnscope-cli figure's --mask and --pad set them; workspaces whose honoursRunOptions() is
+    // true run with them, the others ignore them.
+    const std::optional<attn::MaskSpec> &maskOverride() const { return m_maskOverride; }
+    int padding() const { return m_padding; }
+    void setRunOptions(const std::optional<attn::MaskSpec> &maskOverride, int padding)
+    {
+        m_maskOverride = maskOverride;
+        m_padding = padding;
+        emit runOptionsChanged();
+    }
+
 signals:
     void modelChanged();
     void textChanged();
     void backendChanged();
+    void runOptionsChanged();
 
 private:
     TextModelPtr m_model;
     QString m_spec;
     QString m_text;
     attn::Backend m_backend = attn::Backend::Auto;
+    std::optional<attn::MaskSpec> m_maskOverride;
+    int m_padding = 0;
 };
 
 } // namespace attnui

@@ -52,6 +52,8 @@ public:
 
     // Headless figures: the view specs this workspace draws (`attnscope-cli figure --view masks:L.H`): the
     // prefixes it accepts ("masks"), and a switch to one. Work it starts runs on runner(); wait for it to be idle.
+    // Whether the workspace's runs follow the Subject's mask override and padding (Subject::setRunOptions).
+    virtual bool honoursRunOptions() const { return false; }
     virtual QStringList viewPrefixes() const { return {}; }
     virtual bool showView(const QString &spec, QString *error);
 

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include <unistd.h>
+
 namespace attncli {
 
 const QString kModelHelp = QStringLiteral("a model folder, sample:NAME, or random:layers=L,heads=H,d_model=D,seed=S");
@@ -59,6 +61,34 @@ std::optional<attn::OpenedModel> openModelOrReport(const QString &verb, const QS
         return std::nullopt;
     }
     return std::move(opened).value();
+}
+
+void addChatterOptions(QCommandLineParser &parser)
+{
+    parser.addOptions({
+        {QStringLiteral("quiet"), QStringLiteral("print nothing on stderr but errors")},
+        {QStringLiteral("progress"),
+         QStringLiteral("print progress on stderr even when it is not a terminal (default: only on a terminal)")},
+    });
+}
+
+bool readChatter(const QCommandLineParser &parser, Chatter &chatter, QString &error)
+{
+    chatter.quiet = parser.isSet(QStringLiteral("quiet"));
+    const bool forced = parser.isSet(QStringLiteral("progress"));
+    if (chatter.quiet && forced) {
+        error = QStringLiteral("--quiet and --progress: give at most one");
+        return false;
+    }
+    chatter.progress = forced || (!chatter.quiet && ::isatty(STDERR_FILENO));
+    return true;
+}
+
+void progress(const Chatter &chatter, const QString &verb, const QString &message)
+{
+    if (!chatter.progress) return;
+    std::fprintf(stderr, "attnscope-cli %s: %s\n", qPrintable(verb), qPrintable(message));
+    std::fflush(stderr);
 }
 
 bool writeOutput(const QString &verb, const QString &out, const std::string &text)

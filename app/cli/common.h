@@ -51,6 +51,18 @@ std::optional<int> parseVerbArguments(QCommandLineParser &parser, const QString 
 // Opens --model: a bad spec, folder or checkpoint is an error of the input (exit 1), reported here.
 std::optional<attn::OpenedModel> openModelOrReport(const QString &verb, const QString &spec, bool requireTokenizer);
 
+// --quiet and --progress, for the verbs that can take long (bench, equivariance, faithfulness, figure, run).
+// Progress lines go to stderr when stderr is a terminal or with --progress, never with --quiet; errors always do.
+struct Chatter {
+    bool quiet = false;
+    bool progress = false;
+};
+void addChatterOptions(QCommandLineParser &parser);
+// false (with `error` set) when both are given.
+bool readChatter(const QCommandLineParser &parser, Chatter &chatter, QString &error);
+// "attnscope-cli VERB: message" on stderr when chatter.progress.
+void progress(const Chatter &chatter, const QString &verb, const QString &message);
+
 // Writes `text` to `out` atomically, or to stdout when out is "-"; reports a failure and returns false.
 bool writeOutput(const QString &verb, const QString &out, const std::string &text);
 

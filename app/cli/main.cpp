@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -76,9 +77,15 @@ int benchVerb(const QStringList &args)
          QStringLiteral("M")},
         {QStringLiteral("no-validate"), QStringLiteral("with --model: skip the check against the fp64 reference")},
     });
+    addChatterOptions(parser);
     if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
 
     QString error;
+    Chatter chatter;
+    if (!readChatter(parser, chatter, error)) {
+        printError(verb, error);
+        return kExitBadArguments;
+    }
     const bool numbersOk = readInteger(parser, QStringLiteral("n"), config.n, error, std::int64_t(1)) &&
                            readInteger(parser, QStringLiteral("d"), config.d, error, std::int64_t(1)) &&
                            readInteger(parser, QStringLiteral("heads"), config.heads, error, std::int64_t(1)) &&
@@ -141,12 +148,14 @@ int benchVerb(const QStringList &args)
         mc.validate = !parser.isSet(QStringLiteral("no-validate"));
         mc.json = config.json;
         mc.seed = config.seed;
+        progress(chatter, verb, QStringLiteral("timing a forward pass of %1 at n = %2").arg(QString::fromStdString(mc.model)).arg(mc.n));
         return attn::bench::runModelBench(mc, std::cout, std::cerr);
     }
     if (const std::string problem = attn::bench::checkBenchConfig(config); !problem.empty()) {
         printError(verb, QString::fromStdString(problem));
         return kExitBadArguments;
     }
+    progress(chatter, verb, QStringLiteral("validating, then timing %1 backend(s) at n = %2").arg(config.backends.size()).arg(config.n));
     return attn::bench::runBench(config, std::cout, std::cerr);
 }
 
@@ -207,13 +216,21 @@ int runVerb(const QStringList &args)
         {QStringLiteral("top-k"), QStringLiteral("predictions listed per position (default 5)"), QStringLiteral("K"),
          QStringLiteral("5")},
         {QStringLiteral("out"), QStringLiteral("the JSON file to write, or - for stdout"), QStringLiteral("F.json")},
+        {QStringLiteral("tensors"),
+         QStringLiteral("json: attention as nested arrays in the JSON (default); npy: in F.attention.npy beside it "
+                        "(float32 [layers, heads, n, n], NaN for heads not exported), the JSON refers to it"),
+         QStringLiteral("FORMAT"), QStringLiteral("json")},
+        {QStringLiteral("npy"), QStringLiteral("the same as --tensors npy")},
     });
+    addChatterOptions(parser);
     if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
 
     const auto bad = [&](const QString &message) {
         printError(verb, message);
         return kExitBadArguments;
     };
+    Chatter chatter;
+    if (QString error; !readChatter(parser, chatter, error)) return bad(error);
     for (const char *required : {"model", "out"})
         if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
     const bool haveText = parser.isSet(QStringLiteral("text")), haveIds = parser.isSet(QStringLiteral("ids"));
@@ -242,20 +259,50 @@ int runVerb(const QStringList &args)
     if (!heads) return bad(QStringLiteral("--heads: %1").arg(QString::fromStdString(heads.status().message())));
     request.heads = *heads;
     const QString out = parser.value(QStringLiteral("out"));
+    const QString tensors = parser.value(QStringLiteral("tensors"));
+    if (tensors != QLatin1String("json") && tensors != QLatin1String("npy"))
+        return bad(QStringLiteral("--tensors: '%1' is not json or npy").arg(tensors));
+    const bool npy = tensors == QLatin1String("npy") || parser.isSet(QStringLiteral("npy"));
+    if (npy && parser.isSet(QStringLiteral("npy")) && parser.isSet(QStringLiteral("tensors")) && tensors != QLatin1String("npy"))
+        return bad(QStringLiteral("--npy and --tensors %1 contradict each other").arg(tensors));
+    if (npy && out == QLatin1String("-"))
+        return bad(QStringLiteral("--tensors npy: the .npy file goes beside --out, which must be a file, not -"));
 
+    progress(chatter, verb, QStringLiteral("opening %1").arg(parser.value(QStringLiteral("model"))));
     const auto opened = openModelOrReport(verb, parser.value(QStringLiteral("model")), haveText);
     if (!opened) return kExitError;
     // Head numbers are arguments too, but only the model knows its size.
     if (request.heads)
         if (attn::Status s = attn::checkHeadList(*request.heads, opened->model.config()); !s)
             return bad(QStringLiteral("--heads: %1").arg(QString::fromStdString(s.message())));
+    progress(chatter, verb, QStringLiteral("running the forward pass"));
     const auto data = attn::runModel(*opened, request);
     if (!data) {
         printError(verb, QString::fromStdString(data.status().message()));
         return kExitError;
     }
-    const std::string json = attn::runExportJson(*opened, request, *data);
-    return writeOutput(verb, out, json) ? kExitOk : kExitError;
+    if (!npy) {
+        const std::string json = attn::runExportJson(*opened, request, *data);
+        if (!writeOutput(verb, out, json)) return kExitError;
+        if (out != QLatin1String("-")) progress(chatter, verb, QStringLiteral("wrote %1").arg(out));
+        return kExitOk;
+    }
+    // The .npy first, then the JSON that refers to it; each replaces its file atomically, and a JSON that cannot
+    // be written takes the new .npy away again, so no export is left half-made.
+    const std::string npyName = attn::npySideFileName(out.toStdString());
+    const std::string npyPath = (std::filesystem::path(out.toStdString()).parent_path() / npyName).string();
+    if (attn::Status s = attn::writeFileAtomically(npyPath, attn::attentionNpy(opened->model.config(), data->result)); !s) {
+        printError(verb, QString::fromStdString(s.message()));
+        return kExitError;
+    }
+    const std::string json = attn::runExportJson(*opened, request, *data, npyName);
+    if (!writeOutput(verb, out, json)) {
+        std::error_code ignored;
+        std::filesystem::remove(npyPath, ignored);
+        return kExitError;
+    }
+    progress(chatter, verb, QStringLiteral("wrote %1 and %2").arg(out, QString::fromStdString(npyPath)));
+    return kExitOk;
 }
 
 struct Verb {

@@ -39,12 +39,15 @@ int equivarianceVerb(const QStringList &args)
          QStringLiteral("0")},
         {QStringLiteral("out"), QStringLiteral("the JSON file to write, or - for stdout"), QStringLiteral("F.json")},
     });
+    addChatterOptions(parser);
     if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
 
     const auto bad = [&](const QString &message) {
         printError(verb, message);
         return kExitBadArguments;
     };
+    Chatter chatter;
+    if (QString error; !readChatter(parser, chatter, error)) return bad(error);
     for (const char *required : {"model", "text", "out"})
         if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
     const auto fail = [&](const char *option, const attn::Status &s) {
@@ -72,6 +75,7 @@ int equivarianceVerb(const QStringList &args)
     QString error;
     if (!readInteger(parser, QStringLiteral("threads"), settings.threads, error, 0)) return bad(error);
 
+    progress(chatter, verb, QStringLiteral("opening %1").arg(parser.value(QStringLiteral("model"))));
     const auto opened = openModelOrReport(verb, parser.value(QStringLiteral("model")), true);
     if (!opened) return kExitError;
     const attn::ModelConfig &c = opened->model.config();
@@ -92,6 +96,7 @@ int equivarianceVerb(const QStringList &args)
         printError(verb, QStringLiteral("--text: %1").arg(QString::fromStdString(tokens.status().message())));
         return kExitError;
     }
+    progress(chatter, verb, QStringLiteral("comparing the permuted and the original run (%1 tokens)").arg(tokens->ids.size()));
     const auto result = attn::runEquivariance(*opened->textModel, *tokens, settings);
     if (!result) {
         // A permutation that does not fit the text's tokens is a bad argument; anything else is an error.
@@ -101,7 +106,10 @@ int equivarianceVerb(const QStringList &args)
         return argument ? kExitBadArguments : kExitError;
     }
     const std::string json = attn::equivarianceExportJson(*opened->textModel, settings, *result);
-    return writeOutput(verb, parser.value(QStringLiteral("out")), json) ? kExitOk : kExitError;
+    if (!writeOutput(verb, parser.value(QStringLiteral("out")), json)) return kExitError;
+    if (parser.value(QStringLiteral("out")) != QLatin1String("-"))
+        progress(chatter, verb, QStringLiteral("wrote %1").arg(parser.value(QStringLiteral("out"))));
+    return kExitOk;
 }
 
 } // namespace attncli

@@ -85,15 +85,18 @@ int faithfulnessVerb(const QStringList &args)
          QStringLiteral("auto")},
         {QStringLiteral("threads"), QStringLiteral("threads, 0 = all hardware threads (default 0)"), QStringLiteral("N"),
          QStringLiteral("0")},
-        {QStringLiteral("timing"), QStringLiteral("print the forward passes and the wall time to stderr")},
+        {QStringLiteral("timing"), QStringLiteral("print the forward passes and the wall time to stderr (even with --quiet: it was asked for)")},
         {QStringLiteral("out"), QStringLiteral("the JSON file to write, or - for stdout"), QStringLiteral("F.json")},
     });
+    addChatterOptions(parser);
     if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
 
     const auto bad = [&](const QString &message) {
         printError(verb, message);
         return kExitBadArguments;
     };
+    Chatter chatter;
+    if (QString error; !readChatter(parser, chatter, error)) return bad(error);
     for (const char *required : {"model", "text", "out"})
         if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
 
@@ -162,6 +165,7 @@ int faithfulnessVerb(const QStringList &args)
         return bad(QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto)").arg(backend));
     s.backend = *parsedBackend;
 
+    progress(chatter, verb, QStringLiteral("opening %1").arg(parser.value(QStringLiteral("model"))));
     const auto opened = openModelOrReport(verb, parser.value(QStringLiteral("model")), true);
     if (!opened) return kExitError;
     if (s.head)
@@ -172,6 +176,7 @@ int faithfulnessVerb(const QStringList &args)
         printError(verb, QStringLiteral("--text: %1").arg(QString::fromStdString(tokens.status().message())));
         return kExitError;
     }
+    progress(chatter, verb, QStringLiteral("scoring %1 tokens (many forward passes)").arg(tokens->ids.size()));
     const auto result = attn::runFaithfulness(*opened->textModel, *tokens, s);
     if (!result) {
         printError(verb, QString::fromStdString(result.status().message()));
@@ -181,7 +186,10 @@ int faithfulnessVerb(const QStringList &args)
         std::fprintf(stderr, "faithfulness: %d scored tokens of %zu, %lld forward passes, %.3f s\n", result->scoredTokens,
                      tokens->ids.size(), static_cast<long long>(result->forwardPasses), result->seconds);
     const std::string json = attn::faithfulnessExportJson(*opened->textModel, s, *result);
-    return writeOutput(verb, parser.value(QStringLiteral("out")), json) ? kExitOk : kExitError;
+    if (!writeOutput(verb, parser.value(QStringLiteral("out")), json)) return kExitError;
+    if (parser.value(QStringLiteral("out")) != QLatin1String("-"))
+        progress(chatter, verb, QStringLiteral("wrote %1").arg(parser.value(QStringLiteral("out"))));
+    return kExitOk;
 }
 
 } // namespace attncli

@@ -47,10 +47,12 @@ bool waitUntilIdle(const attnui::EngineRunner *runner)
 }
 
 QtMessageHandler g_defaultHandler = nullptr;
+bool g_quiet = false;   // --quiet: Qt's debug, info and warning messages are dropped too
 
 // Notes from the offscreen platform (no size hints, no runtime folder): true, and of no interest to a script.
 void filterMessages(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
+    if (g_quiet && (type == QtDebugMsg || type == QtInfoMsg || type == QtWarningMsg)) return;
     if (message.contains(QLatin1String("propagateSizeHints")) || message.contains(QLatin1String("XDG_RUNTIME_DIR"))) return;
     g_defaultHandler(type, context, message);
 }
@@ -89,12 +91,27 @@ int figureVerb(const QStringList &args)
          QStringLiteral("WxH")},
         {QStringLiteral("backend"), QStringLiteral("reference|tiled|unfused|cuda|auto (default auto)"), QStringLiteral("B"),
          QStringLiteral("auto")},
+        {QStringLiteral("mask"),
+         QStringLiteral("model|bidirectional|causal|window:W|causal-window:W (default model: the model's own); "
+                        "Explore views only"),
+         QStringLiteral("MASK"), QStringLiteral("model")},
+        {QStringLiteral("pad"), QStringLiteral("append K padding tokens, masked as keys (default 0); Explore views only"),
+         QStringLiteral("K"), QStringLiteral("0")},
+        {QStringLiteral("heads"), QStringLiteral("not for figure: a figure draws the heads --view names"),
+         QStringLiteral("HEADS")},
     });
+    addChatterOptions(parser);
     if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
     const auto bad = [&](const QString &message) {
         printError(verb, message);
         return kExitBadArguments;
     };
+    if (parser.isSet(QStringLiteral("heads")))
+        return bad(QStringLiteral("--heads: a figure draws the heads its --view names (head:L.H, lines:L, ...); "
+                                  "figure takes no --heads"));
+    Chatter chatter;
+    if (QString error; !readChatter(parser, chatter, error)) return bad(error);
+    g_quiet = chatter.quiet;
     for (const char *required : {"model", "text", "view", "out"})
         if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
 
@@ -117,6 +134,10 @@ int figureVerb(const QStringList &args)
     const QString backendName = parser.value(QStringLiteral("backend"));
     const auto backend = attn::parseBackend(backendName.toStdString());
     if (!backend) return bad(QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto)").arg(backendName));
+    const auto maskChoice = attn::parseMaskChoice(parser.value(QStringLiteral("mask")).toStdString());
+    if (!maskChoice) return bad(QStringLiteral("--mask: %1").arg(QString::fromStdString(maskChoice.status().message())));
+    int padding = 0;
+    if (!readInteger(parser, QStringLiteral("pad"), padding, error, 0)) return bad(error);
     const QString view = parser.value(QStringLiteral("view"));
     const QString prefix = view.section(QLatin1Char(':'), 0, 0);
     if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
@@ -124,6 +145,7 @@ int figureVerb(const QStringList &args)
 
     // The model and text every workspace starts from.
     const QString spec = parser.value(QStringLiteral("model"));
+    progress(chatter, verb, QStringLiteral("opening %1").arg(spec));
     auto opened = attn::TextModel::open(spec.toStdString());
     if (!opened) {
         printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(opened.status().message())));
@@ -139,6 +161,7 @@ int figureVerb(const QStringList &args)
     subject.setModel(model, spec);
     subject.setText(text);
     subject.setBackend(*backend);
+    subject.setRunOptions(maskChoice->override(), padding);
 
     // The workspace that draws this view; the others are dropped (their runs cancelled) at once.
     std::unique_ptr<attnui::Workspace> workspace;
@@ -150,6 +173,13 @@ int figureVerb(const QStringList &args)
     }
     if (!workspace)
         return bad(QStringLiteral("--view: unknown view '%1' (views: %2)").arg(view, known.join(QStringLiteral(", "))));
+    if (!workspace->honoursRunOptions())
+        for (const char *option : {"mask", "pad"})
+            if (parser.isSet(QString::fromLatin1(option)))
+                return bad(QStringLiteral("--%1: the view '%2' (%3 workspace) cannot honour it; --mask and --pad apply "
+                                          "to the Explore views (grid, head:L.H, lines:L, statistics, rollout, outputs)")
+                               .arg(QLatin1String(option), view, workspace->title()));
+    progress(chatter, verb, QStringLiteral("running the %1 workspace").arg(workspace->title()));
     // Offscreen, laid out as on screen: at the GUI's default window size, or with room for the controls beside a
     // figure of the requested size.
     workspace->resize(options.size.isEmpty() ? kWindow : options.size.expandedTo(kWindow) + QSize(480, 160));
@@ -174,6 +204,7 @@ int figureVerb(const QStringList &args)
         printError(verb, error);
         return kExitError;
     }
+    progress(chatter, verb, QStringLiteral("wrote %1").arg(out));
     return kExitOk;
 }
 

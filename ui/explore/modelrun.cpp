@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "explore/modelrun.h"
 
+#include <attnscope/export.h>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -177,9 +179,25 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     if (snap->text.trimmed().isEmpty()) return fail(attn::Status::invalid("the text is empty: type a few words to see their attention"));
     auto tokenized = model->tokenize(snap->text.toStdString());
     if (!tokenized) return fail(tokenized.status());
+    if (tokenized->ids.empty()) return fail(attn::Status::invalid("the text gives no tokens"));
+    // Padding tokens (attnscope-cli figure --pad), as `run --pad` appends them: masked as keys.
+    std::vector<std::uint8_t> keyValid(tokenized->ids.size(), 1);
+    if (request.padding > 0) {
+        const auto &tok = model->tokenizer();
+        const std::int64_t padId = attn::paddingTokenId(model->model().config(), tok ? &*tok : nullptr);
+        std::string label = tok ? tok->idToToken(static_cast<std::int32_t>(padId)) : std::string();
+        if (label.empty()) label = "<pad>";
+        for (int k = 0; k < request.padding; ++k) {
+            tokenized->ids.push_back(padId);
+            tokenized->labels.push_back(label);
+            tokenized->begins.push_back(tokenized->text.size());
+            tokenized->ends.push_back(tokenized->text.size());
+            tokenized->special.push_back(1);
+            keyValid.push_back(0);
+        }
+    }
     const attn::TokenizedText &tokens = *tokenized;
     const int L = int(tokens.ids.size());
-    if (L == 0) return fail(attn::Status::invalid("the text gives no tokens"));
 
     const attn::ModelConfig &config = model->model().config();
     const int layers = int(config.layers), heads = int(config.heads);
@@ -190,7 +208,9 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
 
     attn::ForwardInput input;
     input.tokenIds = tokens.ids;
+    if (request.padding > 0) input.attentionMask = keyValid;
     attn::ForwardOptions options;
+    options.maskOverride = request.maskOverride;
     options.cancel = ctx.cancelFn();
     options.progress = ctx.progressFn();
     options.backend = request.backend;
@@ -227,11 +247,15 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     for (int i = 0; i < L; ++i) snap->tokens << tokenDisplayLabel(tokens.labels[std::size_t(i)]);
     snap->tokenIds = tokens.ids;
     snap->special = tokens.special;
+    attn::MaskSpec structure = request.maskOverride ? *request.maskOverride
+                                                    : (config.causal ? attn::MaskSpec::causalMask() : attn::MaskSpec::bidirectional());
     snap->masked.assign(perHead, 0);
-    if (config.causal)
-        for (int i = 0; i < L; ++i)
-            for (int j = i + 1; j < L; ++j) snap->masked[std::size_t(i) * L + j] = 1;
-    snap->maskDescription = config.causal ? QObject::tr("causal") : QObject::tr("bidirectional");
+    for (int i = 0; i < L; ++i)
+        for (int j = 0; j < L; ++j)
+            if (!attn::structurallyAllowed(structure, i, j, L, L) || !keyValid[std::size_t(j)])
+                snap->masked[std::size_t(i) * L + j] = 1;
+    if (request.padding > 0) structure.keyValid = keyValid;
+    snap->maskDescription = QString::fromStdString(structure.describe());
 
     readOutputs(*model, out, tokens, request.topK, &snap->outputs);
     if (attn::Status s = analyseSnapshot(*snap, ctx, request.flow); !s.isOk()) return fail(s);

@@ -9,9 +9,11 @@
 #include "subject.h"
 
 #include <attnscope/attention.h>
+#include <attnscope/mask.h>
 #include <attnscope/textmodel.h>
 
 #include <memory>
+#include <optional>
 
 namespace attnui {
 
@@ -26,6 +28,8 @@ struct ModelRequest {
     int topK = 10;
     bool flow = true;              // attention flow too (see analyseSnapshot)
     attn::Backend backend = attn::Backend::Auto;   // View ▸ Backend (Subject::backend())
+    std::optional<attn::MaskSpec> maskOverride;   // Subject::maskOverride(): nullopt runs the model's own mask
+    int padding = 0;                               // Subject::padding(): tokens appended and masked as keys
 };
 
 // A model's result; `model` is the model that ran (newly opened or the request's). When a newly opened model

@@ -373,6 +373,7 @@ QWidget *ExploreView::buildRawControls()
     connect(m_backend, &QComboBox::currentIndexChanged, this, [this] {
         if (auto b = attn::parseBackend(m_backend->currentData().toString().toStdString())) subject()->setBackend(*b);
     });
+    connect(subject(), &Subject::runOptionsChanged, this, &ExploreView::rerun);
     connect(subject(), &Subject::backendChanged, this, [this] {
         const int i = m_backend->findData(QString::fromStdString(attn::backendName(subject()->backend())));
         if (i >= 0 && i != m_backend->currentIndex()) m_backend->setCurrentIndex(i);
@@ -529,6 +530,8 @@ QString ExploreView::figureCaption() const
     else if (m_tabs->currentIndex() == HeadTab) parts << tr("layer %1 head %2").arg(m_layer + 1).arg(m_head + 1);
     else if (m_tabs->currentIndex() == LinesTab) parts << tr("layer %1, all heads").arg(m_layer + 1);
     if (m_raw) parts << m_mask->currentText();
+    // attnscope-cli figure --mask / --pad: say which mask the figure ran with.
+    else if ((subject()->maskOverride() || subject()->padding() > 0) && m_snapshot) parts << m_snapshot->maskDescription;
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -620,6 +623,8 @@ void ExploreView::submit()
         r.focusHead = m_head;
         r.flow = wantsFlow();
         r.backend = subject()->backend();
+        r.maskOverride = subject()->maskOverride();
+        r.padding = subject()->padding();
         m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
         return;
     }
@@ -636,6 +641,8 @@ void ExploreView::submit()
     r.focusHead = m_head;
     r.flow = wantsFlow();
     r.backend = subject()->backend();
+    r.maskOverride = subject()->maskOverride();
+    r.padding = subject()->padding();
     m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
 }
 

@@ -57,6 +57,7 @@ public:
     QJsonObject sessionState() const override;
     bool restoreSessionState(const QJsonObject &state, QString *error) override;
     QStringList viewPrefixes() const override;
+    bool honoursRunOptions() const override { return true; }
     bool showView(const QString &spec, QString *error) override;
 
     // Opens a model ("sample:NAME", a folder, "random:...") off the UI thread and runs it on its first example

@@ -91,13 +91,24 @@ struct RunData {
 
 // The padding id: the tokenizer's pad, config pad_token_id, the tokenizer's eos, config eos_token_id, else 0.
 std::int64_t paddingTokenId(const OpenedModel &m);
+std::int64_t paddingTokenId(const ModelConfig &config, const Tokenizer *tokenizer);   // tokenizer may be null
 
 // Tokenize (or take the ids), append the padding, run the forward pass. Errors name the field (the text's length
 // against the model's positions, an id outside the vocabulary, an unavailable backend, ...).
 Result<RunData> runModel(const OpenedModel &m, const RunRequest &request);
 
 // The `run` document for one forward pass. `data.result.heads` must hold the captured heads' weights.
-std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data);
+// With `npyFile` (a file name, relative to the JSON's folder), "attention" is a reference object
+// {"npy": npyFile, "shape": [layers, heads, n, n], "dtype": "float32", "missing": "nan"} instead of the arrays,
+// and the weights go into that file (attentionNpy()).
+std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data,
+                          const std::optional<std::string> &npyFile = std::nullopt);
+
+// The attention weights as a NumPy .npy file (format version 1.0): float32 little-endian, C order, shape
+// [layers, heads, n, n]; the heads that were not captured are NaN.
+std::string attentionNpy(const ModelConfig &config, const ForwardResult &result);
+// "runs/F.json" → "F.attention.npy" (the side file's name, beside the JSON); a name without ".json" keeps it whole.
+std::string npySideFileName(const std::string &jsonPath);
 
 // Writes `bytes` to path + ".tmp", flushes, and renames it over `path`; on any failure the temporary file is
 // removed and the target is left as it was. The message names the path and the system's reason.

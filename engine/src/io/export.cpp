@@ -8,10 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 namespace attn {
@@ -305,7 +307,46 @@ std::string modelInfoJson(const OpenedModel &m)
     return info.dump(2) + "\n";
 }
 
-std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data)
+std::string attentionNpy(const ModelConfig &c, const ForwardResult &r)
+{
+    const std::int64_t L = r.length;
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(c.layers) + ", " +
+                         std::to_string(c.heads) + ", " + std::to_string(L) + ", " + std::to_string(L) + "), }";
+    // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of 64, '\n' last.
+    const std::size_t unpadded = 10 + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header += '\n';
+    std::string out("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(header.size() & 0xff);
+    out += static_cast<char>((header.size() >> 8) & 0xff);
+    out += header;
+    const std::size_t perHead = static_cast<std::size_t>(L * L);
+    const std::size_t dataStart = out.size();
+    out.resize(dataStart + static_cast<std::size_t>(c.layers * c.heads) * perHead * 4);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    char *p = out.data() + dataStart;
+    const auto put = [&p](float x) {
+        const auto bits = std::bit_cast<std::uint32_t>(x);
+        for (int b = 0; b < 4; ++b) *p++ = static_cast<char>((bits >> (8 * b)) & 0xff);   // little-endian on any host
+    };
+    for (std::int64_t layer = 0; layer < c.layers; ++layer)
+        for (std::int64_t head = 0; head < c.heads; ++head) {
+            const auto it = std::find_if(r.heads.begin(), r.heads.end(),
+                                         [&](const CapturedHead &h) { return h.head == HeadRef{layer, head}; });
+            for (std::size_t k = 0; k < perHead; ++k) put(it == r.heads.end() ? nan : it->weights[k]);
+        }
+    return out;
+}
+
+std::string npySideFileName(const std::string &jsonPath)
+{
+    std::string name = fs::path(jsonPath).filename().string();
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) name.resize(name.size() - 5);
+    return name + ".attention.npy";
+}
+
+std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data,
+                          const std::optional<std::string> &npyFile)
 {
     Json model = modelSummary(m);
     const auto field = [](const char *key, const Json &value) { return "\"" + std::string(key) + "\":" + value.dump() + ",\n"; };
@@ -313,9 +354,17 @@ std::string runExportJson(const OpenedModel &m, const RunRequest &request, const
     out += field("model", model);
     out += field("input", input(request, data));
     out += field("settings", settings(m, request, data));
-    out += "\"attention\":";
-    appendAttention(out, m.model.config(), data.result);
-    out += ",\n";
+    if (npyFile) {
+        const ModelConfig &c = m.model.config();
+        out += field("attention", Json{{"npy", *npyFile},
+                                       {"shape", Json::array({c.layers, c.heads, data.result.length, data.result.length})},
+                                       {"dtype", "float32"},
+                                       {"missing", "nan"}});
+    } else {
+        out += "\"attention\":";
+        appendAttention(out, m.model.config(), data.result);
+        out += ",\n";
+    }
     out += field("outputs", outputs(m, request, data));
     out += "\"analyses\":{}}\n";
     return out;

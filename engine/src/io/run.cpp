@@ -140,14 +140,18 @@ Result<OpenedModel> openModel(const std::string &spec, bool requireTokenizer)
     return m;
 }
 
-std::int64_t paddingTokenId(const OpenedModel &m)
+std::int64_t paddingTokenId(const ModelConfig &c, const Tokenizer *tokenizer)
 {
-    const ModelConfig &c = m.model.config();
-    if (m.tokenizer && m.tokenizer->specialTokenIds().pad >= 0) return m.tokenizer->specialTokenIds().pad;
+    if (tokenizer && tokenizer->specialTokenIds().pad >= 0) return tokenizer->specialTokenIds().pad;
     if (c.padTokenId) return *c.padTokenId;
-    if (m.tokenizer && m.tokenizer->specialTokenIds().eos >= 0) return m.tokenizer->specialTokenIds().eos;
+    if (tokenizer && tokenizer->specialTokenIds().eos >= 0) return tokenizer->specialTokenIds().eos;
     if (c.eosTokenId) return *c.eosTokenId;
     return 0;
+}
+
+std::int64_t paddingTokenId(const OpenedModel &m)
+{
+    return paddingTokenId(m.model.config(), m.tokenizer ? &*m.tokenizer : nullptr);
 }
 
 Result<RunData> runModel(const OpenedModel &m, const RunRequest &request)
