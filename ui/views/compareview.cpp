@@ -252,7 +252,7 @@ void CompareView::onFinished(const SnapshotPtr &snapshot)
     auto s = std::dynamic_pointer_cast<const CompareSnapshot>(snapshot);
     if (!s || s->request.model != subject()->model() || s->request.textA != subject()->text()) return;
     m_snapshot = std::move(s);
-    // Adopt heads clamped to the model (the defaults ask for "the last head").
+    // Adopt the heads the run resolved (the default placeholder becomes the model's last head).
     if (m_defaultHeads) {
         m_request.headA = m_snapshot->request.headA;
         m_request.headB = m_snapshot->request.headB;
