@@ -18,6 +18,7 @@ Status parallelFor(std::int64_t items, int threads, const std::function<void(std
     std::atomic<std::int64_t> done{0};
     std::atomic<bool> stop{false};
     std::mutex progressMutex;
+    std::int64_t lastReported = 0; // guarded by progressMutex
     const std::int64_t reportEvery = std::max<std::int64_t>(1, items / 100);
 
     auto run = [&](int t) {
@@ -29,8 +30,13 @@ Status parallelFor(std::int64_t items, int threads, const std::function<void(std
             body(item, t);
             const std::int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
             if (progress && (finished % reportEvery == 0 || finished == items)) {
+                // Two workers can finish items k and k+1 and reach this lock in either order; the one holding the
+                // smaller count must not report after the larger, or the fraction seen by the caller goes down.
                 std::lock_guard lock(progressMutex);
-                progress(static_cast<double>(finished) / static_cast<double>(items));
+                if (finished > lastReported) {
+                    lastReported = finished;
+                    progress(static_cast<double>(finished) / static_cast<double>(items));
+                }
             }
         }
     };
