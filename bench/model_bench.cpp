@@ -82,9 +82,16 @@ int runModelBench(const ModelBenchConfig &config, std::ostream &out, std::ostrea
         double weightErr = 0.0;
         for (std::size_t h = 0; h < timed->heads.size() && h < oracle->heads.size(); ++h)
             weightErr = std::max(weightErr, maxAbsDiff(timed->heads[h].weights, oracle->heads[h].weights));
+        // fp32 rounding grows with the logits' size (a model with large embeddings reaches |logit| ~ 60 on random
+        // ids), so the logit tolerance is 1e-4 absolute or 1e-5 relative to the largest reference logit.
+        double logitScale = 0.0;
+        for (float v : oracle->logits) logitScale = std::max(logitScale, double(std::abs(v)));
+        const double logitTol = std::max(1e-4, 1e-5 * logitScale);
         line["max_abs_logit_err_vs_reference"] = logitErr;
+        line["max_abs_logit_reference"] = logitScale;
+        line["logit_tolerance"] = logitTol;
         line["max_abs_weight_err_vs_reference"] = weightErr;
-        line["validated"] = logitErr <= 1e-4 && weightErr <= 1e-5;
+        line["validated"] = logitErr <= logitTol && weightErr <= 1e-5;
         if (!line["validated"].get<bool>()) {
             line["error"] = "validation failed: the forward pass disagrees with the fp64 reference backend";
             out << line.dump() << '\n';

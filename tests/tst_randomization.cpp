@@ -225,10 +225,11 @@ void TestRandomization::headLeavesAttentionQueryKeyChangeIt()
     }
 }
 
-// GPT-2's LM head is tied to the token embeddings: randomizing the head unties it and keeps the embeddings.
+// agreement-gpt2's LM head is tied to the token embeddings (as in GPT-2): randomizing the head unties it and keeps
+// the embeddings.
 void TestRandomization::tiedLanguageModelHead()
 {
-    auto tm = attn::TextModel::open("sample:induction-gpt2");
+    auto tm = attn::TextModel::open("sample:agreement-gpt2");
     QVERIFY(tm.isOk());
     const attn::Model &m = tm->model();
     QVERIFY(m.parameter("lm_head.weight") == nullptr);

@@ -445,7 +445,7 @@ QString MasksView::paddingText() const
     return tr("Max change of the %1 real tokens' outputs with %2 padding tokens (id %3) appended:<br>"
               "&nbsp;&nbsp;<b>padding masked: %4</b> %5<br>&nbsp;&nbsp;<b>padding not masked: %6</b>")
         .arg(p.realLength).arg(p.padCount).arg(p.padId)
-        .arg(diffText(p.maxMasked), p.maxMasked <= 1e-6 ? tr("✓ invisible") : tr("✗ padding leaks"), diffText(p.maxUnmasked));
+        .arg(diffText(p.maxMasked), p.maskedIsInvisible() ? tr("✓ invisible") : tr("✗ padding leaks"), diffText(p.maxUnmasked));
 }
 
 void MasksView::syncControls()

@@ -14,6 +14,7 @@
 // Shapes: L tokens, dHead per head; matrices row-major fp32 (queries as rows). Differences are in fp64 to avoid
 // adding rounding of our own; "max difference" is max |a − b| over the elements named.
 
+#include <algorithm>
 #include <attnscope/attention.h>
 #include <attnscope/mask.h>
 #include <attnscope/model.h>
@@ -89,6 +90,12 @@ struct PaddingResult {
     std::vector<double> maxDiffUnmasked;    // [realLength] padded, padding visible, vs unpadded
     double maxMasked = 0.0;
     double maxUnmasked = 0.0;
+    double hiddenScale = 0.0;               // max |h| over the real tokens of the unpadded run
+
+    // Padding masked is invisible when the real tokens' outputs agree to fp32 rounding: within 1e-6 relative to
+    // the hidden states' scale (the padded run multiplies matrices of another shape, so the last bits may differ).
+    double invisibleTolerance() const { return 1e-6 * std::max(1.0, hiddenScale); }
+    bool maskedIsInvisible() const { return maxMasked <= invisibleTolerance(); }
 };
 
 // Appends `padCount` tokens `padId` (−1: the model's pad id, else its eos id, else 0) to `input` and compares the

@@ -198,6 +198,8 @@ Result<PaddingResult> paddingTest(const Model &model, const ForwardInput &input,
     r.maxDiffUnmasked = rowMaxDiff(base->lastHidden, visible->lastHidden, L, c.dModel);
     for (double d : r.maxDiffMasked) r.maxMasked = std::max(r.maxMasked, d);
     for (double d : r.maxDiffUnmasked) r.maxUnmasked = std::max(r.maxUnmasked, d);
+    for (std::size_t i = 0; i < std::size_t(L * c.dModel); ++i)
+        r.hiddenScale = std::max(r.hiddenScale, double(std::abs(base->lastHidden[i])));
     return r;
 }
 
