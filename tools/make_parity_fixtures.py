@@ -90,6 +90,10 @@ MODELS = [
          config=BertConfig(vocab_size=60, hidden_size=48, num_hidden_layers=3, num_attention_heads=6,
                            intermediate_size=64, max_position_embeddings=18, type_vocab_size=3,
                            layer_norm_eps=1e-7)),
+    # Last, so that adding it left the seeds (SEED + index) of the models above unchanged.
+    dict(name="gpt2-untied", cls=GPT2LMHeadModel, dtype="F32",
+         config=GPT2Config(vocab_size=88, n_positions=20, n_embd=48, n_layer=2, n_head=4, n_inner=64,
+                           tie_word_embeddings=False, bos_token_id=87, eos_token_id=87)),
 ]
 
 TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
