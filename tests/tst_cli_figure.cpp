@@ -59,7 +59,7 @@ void settle(attnui::Workspace *w)
 {
     QElapsedTimer idle;
     idle.start();
-    QTest::qWaitFor([&] {
+    (void)QTest::qWaitFor([&] {
         if (w->runner()->isBusy()) idle.restart();
         return idle.elapsed() > 400;
     }, 60000);

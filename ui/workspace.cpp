@@ -28,4 +28,10 @@ bool Workspace::showView(const QString &spec, QString *error)
     return false;
 }
 
+QString Workspace::couldNotRunText(const QString &message, bool resultShown) const
+{
+    return resultShown ? tr("Could not run: %1. The last result is still shown.").arg(message)
+                       : tr("Could not run: %1.").arg(message);
+}
+
 } // namespace attnui

@@ -60,6 +60,11 @@ public:
 signals:
     void figureChanged();                                // figureWidget()/currentFigure() now show something else
 
+protected:
+    // What a workspace shows when its run fails; `resultShown`: an earlier result stays on screen. (Stale results
+    // and failures never arrive: the workspace's own runner drops every job but the latest.)
+    QString couldNotRunText(const QString &message, bool resultShown) const;
+
 private:
     Subject *m_subject = nullptr;
     EngineRunner *m_runner = nullptr;

@@ -243,12 +243,12 @@ void CompareView::submit()
     r.model = subject()->model();
     r.textA = subject()->text();
     r.backend = subject()->backend();
-    m_pending = runner()->submit([r](const JobContext &ctx) { return runCompare(r, ctx); });
+    runner()->submit([r](const JobContext &ctx) { return runCompare(r, ctx); });
 }
 
 void CompareView::onFinished(const SnapshotPtr &snapshot)
 {
-    if (!snapshot || snapshot->generation != m_pending) return;
+    if (!snapshot) return;
     auto s = std::dynamic_pointer_cast<const CompareSnapshot>(snapshot);
     if (!s || s->request.model != subject()->model() || s->request.textA != subject()->text()) return;
     m_snapshot = std::move(s);
@@ -266,9 +266,7 @@ void CompareView::onFinished(const SnapshotPtr &snapshot)
 
 void CompareView::onFailed(const QString &message)
 {
-    if (runner()->currentGeneration() != m_pending) return;
-    m_error->setText(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
-                                : tr("Could not run: %1.").arg(message));
+    m_error->setText(couldNotRunText(message, m_snapshot != nullptr));
     m_error->show();
 }
 

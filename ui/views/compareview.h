@@ -84,7 +84,6 @@ private:
     CompareRequest m_request;
     bool m_defaultHeads = true;          // heads not chosen yet: picked when the model is known
     std::shared_ptr<const CompareSnapshot> m_snapshot;
-    quint64 m_pending = 0;
     ColorMap m_colorMap = ColorMap::Viridis;
     QTimer *m_debounce = nullptr;
 

@@ -353,12 +353,12 @@ void EquivarianceView::submit()
     r.settings = settings();
     r.focus = focusHead();
     m_status->setText(tr("Running 4 forward passes…"));
-    m_pending = runner()->submit([r](const JobContext &ctx) { return runEquivarianceJob(r, ctx); });
+    runner()->submit([r](const JobContext &ctx) { return runEquivarianceJob(r, ctx); });
 }
 
 void EquivarianceView::onFinished(const SnapshotPtr &snapshot)
 {
-    if (!snapshot || snapshot->generation != m_pending) return;
+    if (!snapshot) return;
     auto s = std::dynamic_pointer_cast<const EquivarianceSnapshot>(snapshot);
     if (!s) return;
     m_snapshot = std::move(s);
@@ -370,10 +370,8 @@ void EquivarianceView::onFinished(const SnapshotPtr &snapshot)
 
 void EquivarianceView::onFailed(const QString &message)
 {
-    if (runner()->currentGeneration() != m_pending) return;
     m_status->clear();
-    showError(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
-                         : tr("Could not run: %1.").arg(message));
+    showError(couldNotRunText(message, m_snapshot != nullptr));
 }
 
 void EquivarianceView::showError(const QString &message)

@@ -73,7 +73,6 @@ private:
     void onStripEdited(const std::vector<std::int64_t> &order);
 
     std::shared_ptr<const EquivarianceSnapshot> m_snapshot;
-    quint64 m_pending = 0;
     std::vector<std::int64_t> m_custom;    // the dragged order (Explicit)
     TextModelPtr m_rangeModel;             // the model the head spin boxes are ranged for
     std::optional<attn::HeadRef> m_sessionHead;   // from a session, until a model it fits is open

@@ -625,12 +625,12 @@ void ExploreView::submit()
         r.backend = subject()->backend();
         r.maskOverride = subject()->maskOverride();
         r.padding = subject()->padding();
-        m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
+        m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
         return;
     }
     if (m_raw || !m_model) {
         const ExperimentRequest r = request();
-        m_pending = m_runner->submit([r](const JobContext &ctx) { return runExperiment(r, ctx); });
+        m_runner->submit([r](const JobContext &ctx) { return runExperiment(r, ctx); });
         return;
     }
     ModelRequest r;
@@ -643,12 +643,12 @@ void ExploreView::submit()
     r.backend = subject()->backend();
     r.maskOverride = subject()->maskOverride();
     r.padding = subject()->padding();
-    m_pending = m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
+    m_runner->submit([r](const JobContext &ctx) { return runModel(r, ctx); });
 }
 
 void ExploreView::onFinished(const SnapshotPtr &snapshot)
 {
-    if (!snapshot || snapshot->generation != m_pending) return;   // another workspace's job
+    if (!snapshot) return;
     auto explore = std::dynamic_pointer_cast<const ExploreSnapshot>(snapshot);
     if (!explore) return;
     auto model = std::dynamic_pointer_cast<const ModelSnapshot>(snapshot);
@@ -705,7 +705,6 @@ void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s
 
 void ExploreView::onFailed(const QString &message)
 {
-    if (m_runner && m_runner->currentGeneration() != m_pending) return;
     if (!m_loadingSpec.isEmpty()) {
         const QString spec = m_loadingSpec;
         m_loadingSpec.clear();
@@ -718,8 +717,7 @@ void ExploreView::onFailed(const QString &message)
         if (!m_model && !m_raw) useRawExperiment();   // nothing to fall back on: the raw experiment
         return;
     }
-    showError(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
-                         : tr("Could not run: %1.").arg(message));
+    showError(couldNotRunText(message, m_snapshot != nullptr));
 }
 
 void ExploreView::showError(const QString &message)

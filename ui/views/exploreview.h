@@ -124,7 +124,6 @@ private:
     QPair<int, int> modelShape() const;   // layers × heads of the model (or raw layer) now in use
 
     QPointer<EngineRunner> m_runner;
-    quint64 m_pending = 0;
     std::shared_ptr<const ExploreSnapshot> m_snapshot;
     int m_layer = 0, m_head = 0;
     ColorMap m_colorMap = ColorMap::Viridis;

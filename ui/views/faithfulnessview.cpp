@@ -380,12 +380,12 @@ void FaithfulnessView::submit()
         showError(tr("Target class %1 is not a class of this model.").arg(*m_sessionTarget));
         return;
     }
-    m_pending = runner()->submit([r](const JobContext &ctx) { return runFaithfulnessJob(r, ctx); });
+    runner()->submit([r](const JobContext &ctx) { return runFaithfulnessJob(r, ctx); });
 }
 
 void FaithfulnessView::onFinished(const SnapshotPtr &snapshot)
 {
-    if (!snapshot || snapshot->generation != m_pending) return;
+    if (!snapshot) return;
     auto s = std::dynamic_pointer_cast<const FaithfulnessSnapshot>(snapshot);
     if (!s) return;
     m_snapshot = std::move(s);
@@ -397,9 +397,7 @@ void FaithfulnessView::onFinished(const SnapshotPtr &snapshot)
 
 void FaithfulnessView::onFailed(const QString &message)
 {
-    if (runner()->currentGeneration() != m_pending) return;
-    showError(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
-                         : tr("Could not run: %1.").arg(message));
+    showError(couldNotRunText(message, m_snapshot != nullptr));
 }
 
 void FaithfulnessView::showError(const QString &message)

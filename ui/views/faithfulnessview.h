@@ -78,7 +78,6 @@ private:
 
     std::shared_ptr<const FaithfulnessSnapshot> m_snapshot;
     QList<RationaleExample> m_rationales;
-    quint64 m_pending = 0;
     std::int64_t m_estimate = -1;
     std::optional<attn::HeadRef> m_sessionHead;   // from a session, until a model it fits is open
     std::optional<int> m_sessionTarget;           // likewise the target class

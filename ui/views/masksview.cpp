@@ -264,12 +264,12 @@ void MasksView::submit()
     r.model = subject()->model();
     r.text = subject()->text();
     r.backend = subject()->backend();
-    m_pending = runner()->submit([r](const JobContext &ctx) { return runMasks(r, ctx); });
+    runner()->submit([r](const JobContext &ctx) { return runMasks(r, ctx); });
 }
 
 void MasksView::onFinished(const SnapshotPtr &snapshot)
 {
-    if (!snapshot || snapshot->generation != m_pending) return;
+    if (!snapshot) return;
     auto s = std::dynamic_pointer_cast<const MasksSnapshot>(snapshot);
     if (!s) return;
     // A result for a model or text the Subject no longer holds is stale: a newer run is on its way.
@@ -298,9 +298,7 @@ void MasksView::onFinished(const SnapshotPtr &snapshot)
 
 void MasksView::onFailed(const QString &message)
 {
-    if (runner()->currentGeneration() != m_pending) return;
-    showError(m_snapshot ? tr("Could not run: %1. The last result is still shown.").arg(message)
-                         : tr("Could not run: %1.").arg(message));
+    showError(couldNotRunText(message, m_snapshot != nullptr));
 }
 
 void MasksView::showError(const QString &message)

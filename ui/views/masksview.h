@@ -104,7 +104,6 @@ private:
 
     MasksRequest m_request;
     std::shared_ptr<const MasksSnapshot> m_snapshot;
-    quint64 m_pending = 0;
     ColorMap m_colorMap = ColorMap::Viridis;
     QTimer *m_debounce = nullptr;
     // Dragging over the custom panel paints one state (the opposite of the first cell's).

@@ -249,7 +249,7 @@ void PipelineView::submit()
     QString text = subject()->text();
     if (text.trimmed().isEmpty()) text = kDefaultText;
     const PipelineSettings settings = m_settings;
-    m_pending = runner()->submit([model, fallback, text, settings](const JobContext &ctx)
+    runner()->submit([model, fallback, text, settings](const JobContext &ctx)
                                      -> attn::Result<std::shared_ptr<Snapshot>> {
         TextModelPtr m = model ? model : fallback;
         if (!m) {
@@ -269,7 +269,7 @@ void PipelineView::submit()
 
 void PipelineView::onFinished(const SnapshotPtr &snapshot)
 {
-    if (!snapshot || snapshot->generation != m_pending) return;
+    if (!snapshot) return;
     auto s = std::dynamic_pointer_cast<const PipelineSnapshot>(snapshot);
     if (!s) return;
     if (!subject()->model()) m_fallback = s->model;

@@ -77,7 +77,6 @@ private:
     void showStage();
     void onControlsChanged();
 
-    quint64 m_pending = 0;
     bool m_dirty = true;
     PipelineSettings m_settings;
     PipelineStage m_stage = PipelineStage::Dot;
