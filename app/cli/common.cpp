@@ -72,6 +72,16 @@ void addChatterOptions(QCommandLineParser &parser)
     });
 }
 
+bool requireOptions(const QCommandLineParser &parser, std::initializer_list<const char *> names, QString &error)
+{
+    for (const char *name : names)
+        if (!parser.isSet(QString::fromLatin1(name))) {
+            error = QStringLiteral("--%1 is required").arg(QLatin1String(name));
+            return false;
+        }
+    return true;
+}
+
 bool readChatter(const QCommandLineParser &parser, Chatter &chatter, QString &error)
 {
     chatter.quiet = parser.isSet(QStringLiteral("quiet"));

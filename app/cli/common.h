@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <initializer_list>
 #include <limits>
 #include <optional>
 
@@ -58,6 +59,8 @@ struct Chatter {
     bool progress = false;
 };
 void addChatterOptions(QCommandLineParser &parser);
+// false (with `error` "--NAME is required" for the first one missing) unless every option in `names` is given.
+bool requireOptions(const QCommandLineParser &parser, std::initializer_list<const char *> names, QString &error);
 // false (with `error` set) when both are given.
 bool readChatter(const QCommandLineParser &parser, Chatter &chatter, QString &error);
 // "attnscope-cli VERB: message" on stderr when chatter.progress.

@@ -231,8 +231,7 @@ int runVerb(const QStringList &args)
     };
     Chatter chatter;
     if (QString error; !readChatter(parser, chatter, error)) return bad(error);
-    for (const char *required : {"model", "out"})
-        if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
+    if (QString error; !requireOptions(parser, {"model", "out"}, error)) return bad(error);
     const bool haveText = parser.isSet(QStringLiteral("text")), haveIds = parser.isSet(QStringLiteral("ids"));
     if (haveText == haveIds) return bad(QStringLiteral("give exactly one of --text and --ids"));
 

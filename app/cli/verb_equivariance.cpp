@@ -48,8 +48,7 @@ int equivarianceVerb(const QStringList &args)
     };
     Chatter chatter;
     if (QString error; !readChatter(parser, chatter, error)) return bad(error);
-    for (const char *required : {"model", "text", "out"})
-        if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
+    if (QString error; !requireOptions(parser, {"model", "text", "out"}, error)) return bad(error);
     const auto fail = [&](const char *option, const attn::Status &s) {
         return bad(QStringLiteral("--%1: %2").arg(QLatin1String(option), QString::fromStdString(s.message())));
     };

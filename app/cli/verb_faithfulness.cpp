@@ -97,8 +97,7 @@ int faithfulnessVerb(const QStringList &args)
     };
     Chatter chatter;
     if (QString error; !readChatter(parser, chatter, error)) return bad(error);
-    for (const char *required : {"model", "text", "out"})
-        if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
+    if (QString error; !requireOptions(parser, {"model", "text", "out"}, error)) return bad(error);
 
     attn::FaithfulnessSettings s;
     const QString target = parser.value(QStringLiteral("target"));

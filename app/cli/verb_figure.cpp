@@ -112,8 +112,7 @@ int figureVerb(const QStringList &args)
     Chatter chatter;
     if (QString error; !readChatter(parser, chatter, error)) return bad(error);
     g_quiet = chatter.quiet;
-    for (const char *required : {"model", "text", "view", "out"})
-        if (!parser.isSet(QString::fromLatin1(required))) return bad(QStringLiteral("--%1 is required").arg(required));
+    if (QString error; !requireOptions(parser, {"model", "text", "view", "out"}, error)) return bad(error);
 
     attnui::FigureOptions options;
     QString error;
