@@ -328,11 +328,18 @@ Result<FaithfulnessResult> runFaithfulness(const TextModel &textModel, const Tok
     auto base = model.forward(in, opt);
     if (!base) return base.status();
 
+    // The unperturbed output comes from a pass of the same kind as every perturbed pass (no weights requested):
+    // the weights pass rounds differently (row-block softmax), and a no-op perturbation must change nothing.
+    ForwardOptions plainOpt = opt;
+    plainOpt.weightsMode = WeightsRequest::Mode::None;
+    auto plain = model.forward(in, plainOpt);
+    if (!plain) return plain.status();
+
     FaithfulnessResult r;
     r.tokens = tokens;
     {
-        const std::size_t width = lm ? static_cast<std::size_t>(c.vocabSize) : base->logits.size();
-        const float *row = base->logits.data() + (lm ? static_cast<std::size_t>(targetPosition) * width : 0);
+        const std::size_t width = lm ? static_cast<std::size_t>(c.vocabSize) : plain->logits.size();
+        const float *row = plain->logits.data() + (lm ? static_cast<std::size_t>(targetPosition) * width : 0);
         r.baseDistribution = softmax(std::vector<double>(row, row + width));
     }
     const auto &P0 = r.baseDistribution;
