@@ -59,8 +59,8 @@ int benchVerb(const QStringList &args)
          QStringLiteral("W"), QStringLiteral("none")},
         {QStringLiteral("json"), QStringLiteral("print one JSON object per line")},
         {QStringLiteral("dtype"),
-         QStringLiteral("compute type f32|f16|bf16; f16/bf16 run on the CUDA backend only (default f32; "
-                        "with f16/bf16 the default backend is cuda)"),
+         QStringLiteral("compute type f32|f16|bf16: inputs rounded to it, fp32 accumulation, every backend "
+                        "(default f32)"),
          QStringLiteral("T"), QStringLiteral("f32")},
         {QStringLiteral("memory"),
          QStringLiteral("peak-RSS mode: nothing O(n^2), sampled validation, GEMM ceiling after the peak is read")},
@@ -119,8 +119,6 @@ int benchVerb(const QStringList &args)
         return kExitBadArguments;
     }
     config.dtype = *computeDtype;
-    if (config.dtype != attn::ComputeDtype::F32 && !parser.isSet(QStringLiteral("backend")))
-        config.backends = {attn::Backend::Cuda};
     const QString weights = parser.value(QStringLiteral("weights"));
     const auto weightsChoice = attn::bench::parseWeightsChoice(weights.toStdString());
     if (!weightsChoice) {
