@@ -10,6 +10,7 @@ set_target_properties(attn_testsupport PROPERTIES AUTOMOC OFF)
 attn_add_qt_test(tst_attention    LABELS engine LIBS attn_testsupport attn_engine) # fast paths vs fp64, weights
 attn_add_qt_test(tst_attention_options LABELS engine LIBS attn_testsupport attn_engine) # softcap, headBias, dtypes, LSE-only, split-KV
 attn_add_qt_test(tst_attentionmap LABELS engine LIBS attn_testsupport attn_engine) # exact zoomable map: block mass, windows
+attn_add_qt_test(tst_kernels LABELS engine LIBS attn_testsupport attn_engine) # model GEMM and elementwise kernels vs double
 attn_add_qt_test(tst_knownanswers LABELS engine LIBS attn_testsupport attn_engine) # hand-computed tiny cases
 attn_add_qt_test(tst_masks        LABELS engine LIBS attn_testsupport attn_engine) # mask semantics and patterns
 attn_add_qt_test(tst_errors       LABELS engine LIBS attn_testsupport attn_engine) # every bad input is a value
