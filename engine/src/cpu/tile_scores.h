@@ -232,48 +232,54 @@ struct Scratch {
     Buffer panel;   // [Lk, BQ]   full score rows for the exact-weights mode
 };
 
-// Online softmax over the keys [k0, k1) ∩ the block's live range, continuing from m (log2 units), l and ot.
-// Values = false (LSE only): no exp is stored, no P·V is done and v is not read; otherwise ot [Dv, BQ] += P·V.
+// One key tile of the online softmax: scores of [tp.c0, tp.c1), new max, rescale factor for what was accumulated,
+// exp and row sum in one pass, then ot = alpha·ot + P·V. A lane with no visible key so far keeps m = -inf; its
+// reference point is 0 so that nothing is NaN. Values = false (LSE only): no exp is stored, no P·V is done and v is
+// not read. st: [BK, BQ] scratch.
+template <int NV, bool Values>
+void onlineTile(const ScoreProblem &p, const RowBlock &rb, const TilePlan &tp, Scratch &sc, const float *qt,
+                float *st, Vec *m, Vec *l, float *ot, const TensorView *v)
+{
+    const int kc = static_cast<int>(tp.c1 - tp.c0);
+    std::int64_t ldk = 0, ldv = 0;
+    const float *kp = operandRows(p.k, rb, tp.c0, kc, sc.kpack, ldk);
+    Vec rowMax[NV];
+    for (int u = 0; u < NV; ++u) rowMax[u] = simd::set1(-kInf);
+    scores<NV>(p, rb, tp, kp, ldk, qt, st, rowMax);
+    Vec alpha[NV], ref[NV], sum[NV];
+    for (int u = 0; u < NV; ++u) {
+        const Vec mNew = simd::max(m[u], rowMax[u]);
+        ref[u] = simd::negInfToZero(mNew);
+        alpha[u] = simd::exp2(simd::sub(m[u], ref[u]));
+        m[u] = mNew;
+        sum[u] = simd::zero();
+    }
+    for (int c = 0; c < kc; ++c) {
+        float *row = st + c * kBlockQ;
+        for (int u = 0; u < NV; ++u) {
+            const Vec e = simd::exp2(simd::sub(simd::load(row + u * kLanes), ref[u]));
+            if constexpr (Values) simd::store(row + u * kLanes, e);
+            sum[u] = simd::add(sum[u], e);
+        }
+    }
+    for (int u = 0; u < NV; ++u) l[u] = simd::fma(l[u], alpha[u], sum[u]);
+    if constexpr (Values) {
+        const float *vp = operandRows(*v, rb, tp.c0, kc, sc.vpack, ldv);
+        simd::valueTile<NV>(st, kc, vp, ldv, static_cast<int>(v->shape[3]), ot, alpha);
+    }
+}
+
+// Online softmax over the keys [k0, k1) ∩ the block's live range, continuing from m (log2 units), l and ot
+// ([Dv, BQ]), in tiles of kBlockK keys from the range's start.
 template <int NV, bool Values>
 void sweep(const ScoreProblem &p, const RowBlock &rb, Scratch &sc, const float *qt, std::int64_t k0,
            std::int64_t k1, Vec *m, Vec *l, float *ot, const TensorView *v)
 {
     float *st = sc.st.ensure(static_cast<std::size_t>(kBlockK * kBlockQ));
-    const int dv = Values ? static_cast<int>(v->shape[3]) : 0;
     const std::int64_t from = std::max(rb.minLo, k0), to = std::min(rb.maxHi + 1, k1);
     for (std::int64_t t0 = from; t0 < to; t0 += kBlockK) {
         TilePlan tp;
-        if (!planTile(p, rb, t0, std::min(t0 + kBlockK, to), tp)) continue;
-        const int kc = static_cast<int>(tp.c1 - tp.c0);
-        std::int64_t ldk = 0, ldv = 0;
-        const float *kp = operandRows(p.k, rb, tp.c0, kc, sc.kpack, ldk);
-        Vec rowMax[NV];
-        for (int v = 0; v < NV; ++v) rowMax[v] = simd::set1(-kInf);
-        scores<NV>(p, rb, tp, kp, ldk, qt, st, rowMax);
-
-        // New max, rescale factor for what was accumulated, exp and row sum in one pass. A lane with no visible
-        // key so far keeps m = -inf; its reference point is 0 so that nothing is NaN.
-        Vec alpha[NV], ref[NV], sum[NV];
-        for (int v = 0; v < NV; ++v) {
-            const Vec mNew = simd::max(m[v], rowMax[v]);
-            ref[v] = simd::negInfToZero(mNew);
-            alpha[v] = simd::exp2(simd::sub(m[v], ref[v]));
-            m[v] = mNew;
-            sum[v] = simd::zero();
-        }
-        for (int c = 0; c < kc; ++c) {
-            float *row = st + c * kBlockQ;
-            for (int v = 0; v < NV; ++v) {
-                const Vec e = simd::exp2(simd::sub(simd::load(row + v * kLanes), ref[v]));
-                if constexpr (Values) simd::store(row + v * kLanes, e);
-                sum[v] = simd::add(sum[v], e);
-            }
-        }
-        for (int v = 0; v < NV; ++v) l[v] = simd::fma(l[v], alpha[v], sum[v]);
-        if constexpr (Values) {
-            const float *vp = operandRows(*v, rb, tp.c0, kc, sc.vpack, ldv);
-            simd::valueTile<NV>(st, kc, vp, ldv, dv, ot, alpha);
-        }
+        if (planTile(p, rb, t0, std::min(t0 + kBlockK, to), tp)) onlineTile<NV, Values>(p, rb, tp, sc, qt, st, m, l, ot, v);
     }
 }
 

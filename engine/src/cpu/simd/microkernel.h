@@ -115,15 +115,25 @@ inline void scoreTile(const float *k, std::int64_t ldk, int kc, const float *qt,
     if (c < kc) mk::scoreRemainder<NV>(kc - c, k + c * ldk, ldk, qt, d, st + c * kBlockQ, rowMax);
 }
 
+// Keys per pass of valueTile: each pass sweeps every value column over this many keys, so its P rows, V rows and
+// Ot (32·BQ + 32·Dv + Dv·BQ floats: 20 KiB at BQ = 32, Dv = 64) stay in L1 across the column blocks.
+inline constexpr int kValueKeys = 32;
+
 // Ot = alpha * Ot + V[0..kc)^T-contract Pt, all dv value columns.
 template <int NV>
 inline void valueTile(const float *pt, int kc, const float *v, std::int64_t ldv, int dv, float *ot,
                       const Vec *alpha)
 {
-    int t = 0;
-    for (; t + kValueRows <= dv; t += kValueRows)
-        valueKernel<kValueRows, NV>(pt, kc, v + t, ldv, ot + t * kBlockQ, alpha);
-    if (t < dv) mk::valueRemainder<NV>(dv - t, pt, kc, v + t, ldv, ot + t * kBlockQ, alpha);
+    for (int c0 = 0; c0 < kc; c0 += kValueKeys) {
+        const int kk = kc - c0 < kValueKeys ? kc - c0 : kValueKeys;
+        const float *p = pt + c0 * kBlockQ;
+        const float *vr = v + c0 * ldv;
+        const Vec *a = c0 == 0 ? alpha : nullptr;   // the rescale applies once, before the first keys
+        int t = 0;
+        for (; t + kValueRows <= dv; t += kValueRows)
+            valueKernel<kValueRows, NV>(p, kk, vr + t, ldv, ot + t * kBlockQ, a);
+        if (t < dv) mk::valueRemainder<NV>(dv - t, p, kk, vr + t, ldv, ot + t * kBlockQ, a);
+    }
 }
 
 } // namespace attn::detail::simd
