@@ -84,7 +84,8 @@ Result<std::vector<float>> attentionLayer(Context &ctx, std::int64_t layer, cons
     const std::int64_t L = ctx.L, H = c.heads, dh = c.dHead;
 
     // Projections are [L, H·dHead] = [1, L, H, dHead]: seen as [1, H, L, dHead] without a copy.
-    std::vector<float> Q = applyLinear(x, L, b.q), K = applyLinear(x, L, b.k), V = applyLinear(x, L, b.v);
+    const int T = ctx.opt.threads;
+    std::vector<float> Q = applyLinear(x, L, b.q, T), K = applyLinear(x, L, b.k, T), V = applyLinear(x, L, b.v, T);
     const auto qv = MutableTensorView::fromBLHD(Q.data(), 1, L, H, dh);
     const auto kv = MutableTensorView::fromBLHD(K.data(), 1, L, H, dh);
     const auto vv = MutableTensorView::fromBLHD(V.data(), 1, L, H, dh);
@@ -192,7 +193,7 @@ Result<std::vector<float>> attentionLayer(Context &ctx, std::int64_t layer, cons
     for (std::int64_t i = 0; i < L; ++i)
         for (std::int64_t h = 0; h < H; ++h)
             for (std::int64_t d = 0; d < dh; ++d) concat[static_cast<std::size_t>((i * H + h) * dh + d)] = O.at(0, h, i, d);
-    return applyLinear(concat.data(), L, b.o);
+    return applyLinear(concat.data(), L, b.o, ctx.opt.threads);
 }
 
 void addInPlace(std::vector<float> &x, const std::vector<float> &y)
@@ -260,7 +261,7 @@ Result<ForwardResult> runForward(const ModelWeights &w, const ForwardInput &in, 
 
     std::vector<float> x = embed(ctx);
     const bool postLN = c.architecture == Architecture::Bert;
-    if (postLN) layerNorm(x.data(), L, D, w.embeddingNorm, c.layerNormEps);
+    if (postLN) layerNorm(x.data(), L, D, w.embeddingNorm, c.layerNormEps, opt.threads);
     record(x);
 
     for (std::int64_t l = 0; l < c.layers; ++l) {
@@ -270,24 +271,24 @@ Result<ForwardResult> runForward(const ModelWeights &w, const ForwardInput &in, 
             auto a = attentionLayer(ctx, l, x.data());
             if (!a) return a.status();
             addInPlace(x, *a);
-            layerNorm(x.data(), L, D, b.ln1, c.layerNormEps);
-            std::vector<float> m = applyLinear(x.data(), L, b.fc1);
-            activate(m.data(), m.size(), c.activation);
-            addInPlace(x, applyLinear(m.data(), L, b.fc2));
-            layerNorm(x.data(), L, D, b.ln2, c.layerNormEps);
+            layerNorm(x.data(), L, D, b.ln1, c.layerNormEps, opt.threads);
+            std::vector<float> m = applyLinear(x.data(), L, b.fc1, opt.threads);
+            activate(m.data(), m.size(), c.activation, opt.threads);
+            addInPlace(x, applyLinear(m.data(), L, b.fc2, opt.threads));
+            layerNorm(x.data(), L, D, b.ln2, c.layerNormEps, opt.threads);
             record(x);
         } else {
             std::vector<float> h = x;
-            layerNorm(h.data(), L, D, b.ln1, c.layerNormEps);
+            layerNorm(h.data(), L, D, b.ln1, c.layerNormEps, opt.threads);
             auto a = attentionLayer(ctx, l, h.data());
             if (!a) return a.status();
             addInPlace(x, *a);
             if (!b.fc1.w.empty()) {
                 h = x;
-                layerNorm(h.data(), L, D, b.ln2, c.layerNormEps);
-                std::vector<float> m = applyLinear(h.data(), L, b.fc1);
-                activate(m.data(), m.size(), c.activation);
-                addInPlace(x, applyLinear(m.data(), L, b.fc2));
+                layerNorm(h.data(), L, D, b.ln2, c.layerNormEps, opt.threads);
+                std::vector<float> m = applyLinear(h.data(), L, b.fc1, opt.threads);
+                activate(m.data(), m.size(), c.activation, opt.threads);
+                addInPlace(x, applyLinear(m.data(), L, b.fc2, opt.threads));
             }
             // transformers records each block's input; the last entry is the final norm's output (below).
             if (l + 1 < c.layers) record(x);
@@ -295,7 +296,7 @@ Result<ForwardResult> runForward(const ModelWeights &w, const ForwardInput &in, 
     }
     if (cancelled()) return Status::cancelled();
     if (!postLN) {
-        layerNorm(x.data(), L, D, w.finalNorm, c.layerNormEps);
+        layerNorm(x.data(), L, D, w.finalNorm, c.layerNormEps, opt.threads);
         record(x);
     }
 
@@ -308,14 +309,14 @@ Result<ForwardResult> runForward(const ModelWeights &w, const ForwardInput &in, 
         case ModelHead::None: break;
         case ModelHead::CausalLM:
             result.logits = tiedProjection(x.data(), L, D, w.lmHead.empty() ? w.tokenEmbedding : w.lmHead,
-                                           c.vocabSize, {});
+                                           c.vocabSize, {}, opt.threads);
             break;
         case ModelHead::MaskedLM: {
-            std::vector<float> t = applyLinear(x.data(), L, w.mlmTransform);
-            activate(t.data(), t.size(), c.activation);
-            layerNorm(t.data(), L, D, w.mlmNorm, c.layerNormEps);
+            std::vector<float> t = applyLinear(x.data(), L, w.mlmTransform, opt.threads);
+            activate(t.data(), t.size(), c.activation, opt.threads);
+            layerNorm(t.data(), L, D, w.mlmNorm, c.layerNormEps, opt.threads);
             result.logits = tiedProjection(t.data(), L, D, w.lmHead.empty() ? w.tokenEmbedding : w.lmHead,
-                                           c.vocabSize, w.lmBias);
+                                           c.vocabSize, w.lmBias, opt.threads);
             break;
         }
         case ModelHead::Classification: result.logits = applyLinear(result.pooled.data(), 1, w.classifier); break;

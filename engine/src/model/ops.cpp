@@ -1,70 +1,74 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ops.h"
 
-#include <Eigen/Core>
+#include "cpu/elementwise.h"
+#include "cpu/gemm.h"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace attn::detail {
 
-using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMat>;
-using MutMap = Eigen::Map<RowMat>;
+namespace {
 
-std::vector<float> applyLinear(const float *x, std::int64_t L, const Linear &W)
+// ForwardOptions::threads: 0 means all hardware threads, as for attention().
+int workers(int threads)
 {
-    std::vector<float> y(static_cast<std::size_t>(L * W.out));
-    MutMap Y(y.data(), L, W.out);
-    Y.noalias() = ConstMap(x, L, W.in) * ConstMap(W.w.data(), W.in, W.out);
-    if (!W.b.empty()) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(W.b.data(), W.out);
-    return y;
+    return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-void layerNorm(float *x, std::int64_t L, std::int64_t D, const LayerNormWeights &w, float eps)
+void addBias(float *y, std::int64_t rows, std::int64_t cols, const std::vector<float> &b)
 {
-    for (std::int64_t r = 0; r < L; ++r) {
-        float *row = x + r * D;
-        double mean = 0.0;
-        for (std::int64_t i = 0; i < D; ++i) mean += row[i];
-        mean /= static_cast<double>(D);
-        double var = 0.0;
-        for (std::int64_t i = 0; i < D; ++i) var += (row[i] - mean) * (row[i] - mean);
-        var /= static_cast<double>(D);
-        const double inv = 1.0 / std::sqrt(var + static_cast<double>(eps));
-        for (std::int64_t i = 0; i < D; ++i)
-            row[i] = static_cast<float>((row[i] - mean) * inv) * w.gamma[static_cast<std::size_t>(i)] +
-                     w.beta[static_cast<std::size_t>(i)];
+    if (b.empty()) return;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float *row = y + r * cols;
+        for (std::int64_t c = 0; c < cols; ++c) row[c] += b[static_cast<std::size_t>(c)];
     }
 }
 
-void activate(float *x, std::size_t n, Activation a)
+} // namespace
+
+std::vector<float> applyLinear(const float *x, std::int64_t L, const Linear &W, int threads)
 {
-    constexpr float kSqrt2OverPi = 0.7978845608028654f;
+    std::vector<float> y(static_cast<std::size_t>(L * W.out));
+    gemm(false, L, W.out, W.in, x, W.in, W.w.data(), W.out, y.data(), W.out, 0.0f, workers(threads));
+    addBias(y.data(), L, W.out, W.b);
+    return y;
+}
+
+void layerNorm(float *x, std::int64_t L, std::int64_t D, const LayerNormWeights &w, float eps, int threads)
+{
+    layerNorm(x, L, D, D, w.gamma.data(), w.beta.empty() ? nullptr : w.beta.data(), eps, x, D, workers(threads));
+}
+
+void activate(float *x, std::size_t n, Activation a, int threads)
+{
+    const auto count = static_cast<std::int64_t>(n);
+    switch (a) {
+    case Activation::Gelu: geluErf(x, x, count, workers(threads)); return;
+    case Activation::GeluNew:    // tanh(√(2/π)(v + 0.044715 v³)); GeluFast is the same function, factored
+    case Activation::GeluFast: geluTanh(x, x, count, workers(threads)); return;
+    case Activation::Silu: silu(x, x, count, workers(threads)); return;
+    default: break;
+    }
     for (std::size_t i = 0; i < n; ++i) {
         const float v = x[i];
         switch (a) {
-        case Activation::Gelu: x[i] = 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f)); break;
-        case Activation::GeluNew:
-            x[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
-            break;
-        case Activation::GeluFast:
-            x[i] = 0.5f * v * (1.0f + std::tanh(v * kSqrt2OverPi * (1.0f + 0.044715f * v * v)));
-            break;
         case Activation::QuickGelu: x[i] = v / (1.0f + std::exp(-1.702f * v)); break;
         case Activation::Relu: x[i] = v > 0.0f ? v : 0.0f; break;
-        case Activation::Silu: x[i] = v / (1.0f + std::exp(-v)); break;
         case Activation::Tanh: x[i] = std::tanh(v); break;
+        default: break;
         }
     }
 }
 
 std::vector<float> tiedProjection(const float *h, std::int64_t L, std::int64_t D, const std::vector<float> &E,
-                                  std::int64_t V, const std::vector<float> &bias)
+                                  std::int64_t V, const std::vector<float> &bias, int threads)
 {
     std::vector<float> y(static_cast<std::size_t>(L * V));
-    MutMap Y(y.data(), L, V);
-    Y.noalias() = ConstMap(h, L, D) * ConstMap(E.data(), V, D).transpose();
-    if (!bias.empty()) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias.data(), V);
+    gemm(true, L, V, D, h, D, E.data(), D, y.data(), V, 0.0f, workers(threads));
+    addBias(y.data(), L, V, bias);
     return y;
 }
 
