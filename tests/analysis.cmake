@@ -22,3 +22,6 @@ target_compile_definitions(tst_cli_analyses PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET
                                                     ATTNSCOPE_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs")
 add_dependencies(tst_cli_analyses attnscope-cli)
 set_tests_properties(tst_cli_analyses PROPERTIES TIMEOUT 300)
+# Dataset statistics (stats.h) against hand-computed cases and NumPy/SciPy/scikit-learn known answers
+# (tests/fixtures/stats, tools/make_stats_fixtures.py).
+attn_add_qt_test(tst_stats LABELS analysis LIBS attn_engine Qt6::Core)
