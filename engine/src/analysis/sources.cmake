@@ -13,4 +13,6 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/randomization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/faithfulness_names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maskeffects.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/stats.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dataset_run.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dataset_summary.cpp)
