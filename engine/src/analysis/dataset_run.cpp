@@ -26,7 +26,15 @@ std::string where(const Dataset &d, const DatasetExample &ex)
     return ex.line > 0 ? d.path + ":" + std::to_string(ex.line) : d.path + ": examples[" + std::to_string(ex.index) + "]";
 }
 
-std::string headName(HeadRef h) { return "L" + std::to_string(h.layer) + " H" + std::to_string(h.head); }
+// Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on the one-expression concatenation.
+std::string headName(HeadRef h)
+{
+    std::string s = "L";
+    s += std::to_string(h.layer);
+    s += " H";
+    s += std::to_string(h.head);
+    return s;
+}
 
 Json nullable(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
