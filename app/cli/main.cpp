@@ -317,6 +317,7 @@ constexpr Verb kVerbs[] = {
     {"faithfulness", "attention vs perturbation importance: ERASER, curves, flips, head tests, as JSON", faithfulnessVerb},
     {"figure", "a workspace's figure as PNG, SVG or PDF, drawn headless as the GUI draws it", figureVerb},
     {"info", "a model's summary as JSON on stdout", infoVerb},
+    {"merge", "combine the results files of a sharded --dataset run into one summary", mergeVerb},
     {"run", "one forward pass: attention weights, outputs and settings as JSON", runVerb},
 };
 
@@ -363,6 +364,13 @@ int main(int argc, char **argv)
         if (first != QLatin1String(verb.name)) continue;
         QStringList verbArgs = args.mid(2);
         verbArgs.prepend(QStringLiteral("attnscope-cli %1").arg(first));
+        // With --dataset, faithfulness, run and equivariance run over a whole dataset (verb_dataset.cpp).
+        const bool dataset = std::any_of(verbArgs.begin(), verbArgs.end(), [](const QString &a) {
+            return a == QLatin1String("--dataset") || a.startsWith(QLatin1String("--dataset="));
+        });
+        if (dataset && first == QLatin1String("faithfulness")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Faithfulness);
+        if (dataset && first == QLatin1String("run")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Run);
+        if (dataset && first == QLatin1String("equivariance")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Equivariance);
         return verb.run(verbArgs);
     }
     std::fprintf(stderr, "attnscope-cli: unknown verb '%s' (try --help)\n", qPrintable(first));

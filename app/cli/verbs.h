@@ -3,6 +3,8 @@
 // Verbs implemented in their own files (verb_*.cpp); main.cpp's table lists them. Each takes the arguments with
 // args[0] = "attnscope-cli VERB" and returns the exit code.
 
+#include <attnscope/dataset.h>
+
 #include <QCoreApplication>
 #include <QStringList>
 
@@ -13,6 +15,9 @@ namespace attncli {
 int equivarianceVerb(const QStringList &args);   // verb_equivariance.cpp
 int faithfulnessVerb(const QStringList &args);   // verb_faithfulness.cpp
 int figureVerb(const QStringList &args);         // verb_figure.cpp
+// verb_dataset.cpp: faithfulness|run|equivariance --dataset F (main.cpp routes them there), and merge.
+int datasetVerb(const QStringList &args, attn::DatasetAnalysis analysis);
+int mergeVerb(const QStringList &args);
 // `figure` draws with Qt Widgets: a QApplication (offscreen unless a platform is chosen) instead of a
 // QCoreApplication when argv[1] is "figure".
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv);
