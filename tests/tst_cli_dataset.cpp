@@ -198,6 +198,8 @@ private slots:
         QTest::newRow("columns syntax") << (base + QStringList{"--dataset", "d.jsonl", "--columns", "words=review"}) << 2 << "--columns: 'words=review' is not FIELD=COLUMN";
         QTest::newRow("target") << (base + QStringList{"--dataset", "d.jsonl", "--target", "best"}) << 2 << "--target: 'best'";
         QTest::newRow("explicit permutation") << QStringList{"equivariance", "--model", "sample:rationale-bert", "--dataset", "d.jsonl", "--out", "e.jsonl", "--perm", "1,0"} << 2 << "--perm: '1,0' is not random or reverse";
+        QTest::newRow("scope") << QStringList{"equivariance", "--model", "sample:rationale-bert", "--dataset", "d.jsonl", "--out", "e.jsonl", "--scope", "layer:7"} << 2 << "--scope: layer:7 is outside the model's 3 layers";
+        QTest::newRow("pe on a checkpoint") << QStringList{"equivariance", "--model", "sample:rationale-bert", "--dataset", "d.jsonl", "--out", "e.jsonl", "--pe", "rope"} << 2 << "--pe: rope is only available for random: models";
         QTest::newRow("sample without rationales") << QStringList{"run", "--model", "sample:induction-gpt2", "--dataset", "sample", "--out", "x.jsonl"} << 1 << "has no rationales.json";
         QTest::newRow("merge without files") << QStringList{"merge", "--summary", "s.json"} << 2 << "no results files given";
         QTest::newRow("merge without summary") << QStringList{"merge", "a.jsonl"} << 2 << "--summary is required";

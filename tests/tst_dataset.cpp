@@ -151,6 +151,8 @@ private slots:
         QTest::newRow("not JSON") << ok + "{\"text\": \"x\"\n" << "bad.jsonl:2: not valid JSON";
         QTest::newRow("not an object") << ok + "[1, 2]\n" << "bad.jsonl:2: not a JSON object";
         QTest::newRow("no text") << ok + "{\"label\": 1}\n" << "bad.jsonl:2: 'text': missing";
+        QTest::newRow("text null") << ok + "{\"text\": null}\n" << "bad.jsonl:2: 'text': missing";
+        QTest::newRow("label too large") << ok + "{\"text\": \"x\", \"label\": 18446744073709551615}\n" << "bad.jsonl:2: 'label': neither";
         QTest::newRow("text not a string") << ok + "{\"text\": 5}\n" << "bad.jsonl:2: 'text': not a string";
         QTest::newRow("empty text") << QStringLiteral("{\"text\": \"\"}\n") << "bad.jsonl:1: 'text': empty";
         QTest::newRow("label") << ok + "{\"text\": \"x\", \"label\": -1}\n" << "bad.jsonl:2: 'label': neither";

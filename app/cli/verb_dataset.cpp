@@ -216,6 +216,18 @@ int datasetVerb(const QStringList &args, attn::DatasetAnalysis analysis)
     if (s.faithfulness.head)
         if (attn::Status st = attn::checkHeadList({*s.faithfulness.head}, opened->model.config()); !st)
             return bad(QStringLiteral("--head: %1").arg(qs(st.message())));
+    if (analysis == attn::DatasetAnalysis::Equivariance) {
+        // As `equivariance --text`: the scope and --pe are arguments, but only the model knows its size and kind.
+        const attn::ModelConfig &c = opened->model.config();
+        const attn::EquivarianceScope &scope = s.equivariance.scope;
+        if ((scope.kind == attn::EquivarianceScope::Kind::Layer && scope.layer >= c.layers) ||
+            (scope.kind == attn::EquivarianceScope::Kind::Head && (scope.head.layer >= c.layers || scope.head.head >= c.heads)))
+            return bad(QStringLiteral("--scope: %1 is outside the model's %2 layers x %3 heads")
+                           .arg(qs(attn::equivarianceScopeText(scope))).arg(c.layers).arg(c.heads));
+        const attn::PositionalChoice pe = s.equivariance.positional;
+        if ((pe == attn::PositionalChoice::Sinusoidal || pe == attn::PositionalChoice::Rope) && c.architecture != attn::Architecture::Synthetic)
+            return bad(QStringLiteral("--pe: %1 is only available for random: models; use model or none").arg(qs(attn::positionalChoiceName(pe))));
+    }
     const auto dataset = attn::openDataset(parser.value(QStringLiteral("dataset")).toStdString(), opened->path, *columns);
     if (!dataset) {
         printError(verb, QStringLiteral("--dataset: %1").arg(qs(dataset.status().message())));

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -47,7 +48,12 @@ std::int64_t codePoints(const std::string &s)
     return n;
 }
 
-bool isNonNegativeInteger(const Json &v) { return v.is_number_integer() && (v.is_number_unsigned() || v.get<std::int64_t>() >= 0); }
+// An integer in [0, 2^63): nlohmann holds larger ones as unsigned, which would wrap in an int64.
+bool isNonNegativeInteger(const Json &v)
+{
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX);
+    return v.is_number_integer() && v.get<std::int64_t>() >= 0;
+}
 
 // Checks one example object; problems go to `p` under `where`. Unknown fields are ignored (room for metadata).
 std::optional<DatasetExample> readExample(const Json &o, const std::string &where, Problems &p)
@@ -66,7 +72,7 @@ std::optional<DatasetExample> readExample(const Json &o, const std::string &wher
     };
     std::optional<std::string> text;
     str("text", text);
-    if (!o.contains("text")) p.add(where, "'text': missing (every example needs its text)");
+    if (!o.contains("text") || o["text"].is_null()) p.add(where, "'text': missing (every example needs its text)");
     else if (text && text->empty()) p.add(where, "'text': empty");
     if (text) ex.text = *text;
     str("text_pair", ex.textPair);
