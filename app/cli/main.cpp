@@ -326,6 +326,8 @@ void printUsage(std::FILE *to)
     std::fprintf(to, "Usage: attnscope-cli VERB [options]    (attnscope-cli VERB --help for a verb's options)\n\n"
                      "Verbs:\n");
     for (const Verb &verb : kVerbs) std::fprintf(to, "  %-14s %s\n", verb.name, verb.summary);
+    std::fprintf(to, "\nfaithfulness, run and equivariance also take --dataset F instead of --text: one analysis per example,\n"
+                     "resumable and shardable (attnscope-cli VERB --dataset F --help; docs/datasets.md).\n");
     std::fprintf(to, "\nOptions:\n  -h, --help     this text\n  -v, --version  version and backends\n\n"
                      "Exit status: 0 success, 2 bad arguments, 1 other errors.\n");
 }
