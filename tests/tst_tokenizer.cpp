@@ -160,7 +160,9 @@ void TstTokenizer::parity()
             gotOffsets.push_back(enc->begins[k]);
             gotOffsets.push_back(enc->ends[k]);
             if (enc->special[k]) gotSpecial.push_back(k);
-            tokensMatch = tokensMatch && enc->tokens[k] == tok->idToToken(enc->ids[k]);
+            const std::string key = std::to_string(k);
+            const bool odd = row.size() > 4 && row[4].contains(key);
+            tokensMatch = tokensMatch && enc->tokens[k] == (odd ? row[4][key].get<std::string>() : tok->idToToken(enc->ids[k]));
         }
         const std::string gotDecoded = tok->decode(enc->ids);
         std::string what;
@@ -171,7 +173,7 @@ void TstTokenizer::parity()
         else if (gotSpecial != special)
             what = "special " + list(gotSpecial) + " expected " + list(special);
         else if (!tokensMatch)
-            what = "tokens " + list(enc->tokens) + " differ from the vocabulary strings of the ids";
+            what = "tokens " + list(enc->tokens) + " differ from Hugging Face's";
         else if (gotDecoded != decoded)
             what = "decoded " + escaped(gotDecoded) + " expected " + escaped(decoded);
         if (what.empty())

@@ -107,7 +107,11 @@ void NormalizedText::lowercase()
 
 void NormalizedText::normalize(NormalForm form)
 {
-    transform(normalizeChanges(codePoints(), form));
+    const Changes changes = normalizeChanges(codePoints(), form);
+    // Already normalized (the common case): the same characters, each replacing itself, change nothing.
+    bool same = changes.size() == chars.size();
+    for (std::size_t i = 0; same && i < changes.size(); ++i) same = changes[i].change == 0 && changes[i].cp == chars[i].cp;
+    if (!same) transform(changes);
 }
 
 void NormalizedText::strip(bool left, bool right)

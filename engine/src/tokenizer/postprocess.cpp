@@ -160,6 +160,7 @@ SeqEncoding PostProcessor::process(std::vector<SeqEncoding> encodings, bool addS
         for (std::size_t i = 0; i < encodings.size(); ++i) setTypeIds(encodings[i], static_cast<std::int32_t>(i));
         for (const PostStep &step : steps) encodings = processStep(step, std::move(encodings), addSpecialTokens);
     }
+    if (encodings.size() == 1) return std::move(encodings.front());
     SeqEncoding merged;
     for (const SeqEncoding &e : encodings) merged.append(e);
     return merged;

@@ -170,13 +170,17 @@ struct OffsetMaps {
     std::size_t toByte(std::size_t ch) const { return byteAtChar[std::min(ch, byteAtChar.size() - 1)]; }
 };
 
-SeqEncoding toSequence(const std::vector<Piece> &pieces, const OffsetMaps &maps, int sequence)
+SeqEncoding toSequence(std::vector<Piece> &pieces, const OffsetMaps &maps, int sequence)
 {
     SeqEncoding e;
-    for (const Piece &p : pieces) {
+    const std::size_t n = pieces.size();
+    for (auto *v : {&e.begins, &e.ends}) v->reserve(n);
+    e.ids.reserve(n);
+    e.tokens.reserve(n);
+    for (Piece &p : pieces) {
         const auto [b, en] = maps.toChars(p.begin, p.end);
         e.ids.push_back(p.id);
-        e.tokens.push_back(p.token);
+        e.tokens.push_back(std::move(p.token));
         e.begins.push_back(b);
         e.ends.push_back(en);
         e.framing.push_back(0);
@@ -259,25 +263,25 @@ Result<Encoding> Tokenizer::encodePairImpl(std::string_view first, const std::st
         truncateLongestFirst(seqs[0], count == 2 ? &seqs[1] : nullptr, *options.maxLength - added);
         out.truncated = seqs[0].size() + (count == 2 ? seqs[1].size() : 0) < before;
     }
-    const SeqEncoding merged = d.post.process(std::move(seqs), options.addSpecialTokens);
+    SeqEncoding merged = d.post.process(std::move(seqs), options.addSpecialTokens);
     const std::size_t n = merged.size();
-    out.ids = merged.ids;
-    out.tokens = merged.tokens;
-    out.charBegins = merged.begins;
-    out.charEnds = merged.ends;
-    out.framing = merged.framing;
-    out.typeIds = merged.typeIds;
-    out.sequence = merged.sequence;
+    out.ids = std::move(merged.ids);
+    out.tokens = std::move(merged.tokens);
+    out.charBegins = std::move(merged.begins);
+    out.charEnds = std::move(merged.ends);
+    out.framing = std::move(merged.framing);
+    out.typeIds = std::move(merged.typeIds);
+    out.sequence = std::move(merged.sequence);
     out.begins.resize(n);
     out.ends.resize(n);
     out.special.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
-        const int s = merged.sequence[k];
+        const int s = out.sequence[k];
         if (s >= 0 && s < count) {
-            out.begins[k] = maps[static_cast<std::size_t>(s)].toByte(merged.begins[k]);
-            out.ends[k] = maps[static_cast<std::size_t>(s)].toByte(merged.ends[k]);
+            out.begins[k] = maps[static_cast<std::size_t>(s)].toByte(out.charBegins[k]);
+            out.ends[k] = maps[static_cast<std::size_t>(s)].toByte(out.charEnds[k]);
         }
-        out.special[k] = merged.framing[k] || d.isSpecial(merged.ids[k]) ? 1 : 0;
+        out.special[k] = out.framing[k] || d.isSpecial(out.ids[k]) ? 1 : 0;
     }
     return out;
 }

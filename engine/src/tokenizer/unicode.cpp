@@ -149,6 +149,7 @@ bool isChineseChar(char32_t cp)
 
 std::uint8_t combiningClass(char32_t cp)
 {
+    if (cp < 0x300) return 0;
     const auto *end = ucd::kCombiningRanges + ucd::kCombiningRangeCount;
     const auto *it = std::lower_bound(ucd::kCombiningRanges, end, cp,
                                       [](const ucd::CombiningRange &r, char32_t v) { return r.last < v; });

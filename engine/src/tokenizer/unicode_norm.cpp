@@ -20,6 +20,10 @@ constexpr char32_t kLCount = 19, kVCount = 21, kTCount = 28, kNCount = kVCount *
 
 void decompose(char32_t cp, bool compat, std::u32string &out)
 {
+    if (cp < 0xA0) { // nothing below U+00A0 decomposes
+        out.push_back(cp);
+        return;
+    }
     if (cp >= kSBase && cp < kSBase + kSCount) {
         const char32_t s = cp - kSBase;
         out.push_back(kLBase + s / kNCount);
@@ -41,6 +45,7 @@ void decompose(char32_t cp, bool compat, std::u32string &out)
 
 std::optional<char32_t> compose(char32_t a, char32_t b)
 {
+    if (b < 0x300) return std::nullopt; // every second character of a composition is at or above U+0300
     if (a >= kLBase && a < kLBase + kLCount && b >= kVBase && b < kVBase + kVCount)
         return kSBase + ((a - kLBase) * kVCount + (b - kVBase)) * kTCount;
     if (a >= kSBase && a < kSBase + kSCount && (a - kSBase) % kTCount == 0 && b > kTBase && b < kTBase + kTCount)
@@ -63,6 +68,10 @@ Changes decomposeStream(const std::u32string &text, bool compat)
     std::size_t pending = 0;
     std::u32string parts;
     auto sortPending = [&] {
+        if (std::is_sorted(classes.begin() + static_cast<std::ptrdiff_t>(pending), classes.end())) {
+            pending = out.size();
+            return;
+        }
         std::vector<std::size_t> order(out.size() - pending);
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = pending + k;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return classes[x] < classes[y]; });
