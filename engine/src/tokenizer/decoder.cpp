@@ -19,15 +19,6 @@ std::string replaceAll(std::string s, std::string_view from, std::string_view to
     return out;
 }
 
-std::u32string toCodePoints(const std::string &s)
-{
-    Text t;
-    decodeUtf8(s, t);
-    std::u32string out;
-    for (const Char &c : t) out.push_back(c.cp);
-    return out;
-}
-
 std::string fromCodePoints(const std::u32string &s, std::size_t from, std::size_t to)
 {
     std::string out;

@@ -9,20 +9,11 @@ namespace attn::tokenizer {
 
 namespace {
 
-std::u32string codePoints(const std::string &utf8)
-{
-    Text t;
-    decodeUtf8(utf8, t);
-    std::u32string out;
-    for (const Char &c : t) out.push_back(c.cp);
-    return out;
-}
-
 // A JSON string that must be exactly one character (Metaspace's replacement, Strip's content).
 std::optional<char32_t> oneChar(const Json &j)
 {
     if (!j.is_string()) return std::nullopt;
-    const std::u32string cps = codePoints(j.get<std::string>());
+    const std::u32string cps = toCodePoints(j.get<std::string>());
     if (cps.size() != 1) return std::nullopt;
     return cps[0];
 }
@@ -116,7 +107,7 @@ Status JsonReader::normalizer(const Json &j, const std::string &field, std::vect
     } else if (type == "Prepend") {
         if (!j.contains("prepend") || !j["prepend"].is_string()) return error(field + ".prepend", "expected a string");
         NormalizerStep step{K::Prepend};
-        step.content = codePoints(j["prepend"].get<std::string>());
+        step.content = toCodePoints(j["prepend"].get<std::string>());
         out.push_back(step);
     } else if (type == "Replace") {
         auto re = pattern(j.value("pattern", Json()), field + ".pattern");
@@ -124,7 +115,7 @@ Status JsonReader::normalizer(const Json &j, const std::string &field, std::vect
         if (!j.contains("content") || !j["content"].is_string()) return error(field + ".content", "expected a string");
         NormalizerStep step{K::Replace};
         step.regex = std::move(re).value();
-        step.content = codePoints(j["content"].get<std::string>());
+        step.content = toCodePoints(j["content"].get<std::string>());
         out.push_back(std::move(step));
     } else if (type == "Precompiled") {
         const auto it = j.find("precompiled_charsmap");

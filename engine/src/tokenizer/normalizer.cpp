@@ -54,21 +54,6 @@ void nmtNormalize(NormalizedText &text)
     });
 }
 
-// Every UTF-8 byte as its byte-level stand-in character; the bytes after a character's first are insertions.
-void byteLevelNormalize(NormalizedText &text)
-{
-    Changes changes;
-    changes.reserve(text.chars.size() * 2);
-    std::string utf8;
-    for (const Char &c : text.chars) {
-        utf8.clear();
-        appendUtf8(c.cp, utf8);
-        for (std::size_t k = 0; k < utf8.size(); ++k)
-            changes.push_back({byteToUnicode(static_cast<std::uint8_t>(utf8[k])), k == 0 ? 0 : 1});
-    }
-    text.transform(changes);
-}
-
 } // namespace
 
 void normalize(const std::vector<NormalizerStep> &steps, NormalizedText &text)
@@ -90,7 +75,7 @@ void normalize(const std::vector<NormalizerStep> &steps, NormalizedText &text)
         case NormalizerStep::Kind::Precompiled: step.precompiled->normalize(text); break;
         case NormalizerStep::Kind::Nmt: nmtNormalize(text); break;
         case NormalizerStep::Kind::ByteLevel:
-            if (!text.empty()) byteLevelNormalize(text);
+            if (!text.empty()) byteLevelMap(text);
             break;
         }
     }

@@ -93,6 +93,9 @@ struct PreTokenizerStep {
 // Applies each step to every current piece, in order; empty pieces are dropped after each step.
 void preTokenize(const std::vector<PreTokenizerStep> &steps, std::vector<NormalizedText> &pieces);
 char32_t byteToUnicode(std::uint8_t byte);
+// Every UTF-8 byte as its byte-level stand-in character (GPT-2's bytes_to_unicode); the bytes after a character's
+// first are insertions, so all of them keep that character's range.
+void byteLevelMap(NormalizedText &text);
 std::optional<std::uint8_t> unicodeToByte(char32_t cp);
 // GPT-2's pattern, the ByteLevel pre-tokenizer's split.
 const Regex &gpt2Regex();

@@ -59,15 +59,6 @@ void replaceChanges(Changes &changes, std::size_t oldCount, std::u32string_view 
     }
 }
 
-std::u32string toCodePoints(std::string_view utf8)
-{
-    Text t;
-    decodeUtf8(utf8, t);
-    std::u32string out;
-    for (const Char &c : t) out.push_back(c.cp);
-    return out;
-}
-
 } // namespace
 
 Result<Precompiled> Precompiled::fromBase64(std::string_view base64)

@@ -30,20 +30,6 @@ const ByteTable &byteTable()
 
 using Pieces = std::vector<NormalizedText>;
 
-void byteLevelMap(NormalizedText &text)
-{
-    Changes changes;
-    changes.reserve(text.chars.size() * 2);
-    std::string utf8;
-    for (const Char &c : text.chars) {
-        utf8.clear();
-        appendUtf8(c.cp, utf8);
-        for (std::size_t k = 0; k < utf8.size(); ++k)
-            changes.push_back({byteToUnicode(static_cast<std::uint8_t>(utf8[k])), k == 0 ? 0 : 1});
-    }
-    text.transform(changes);
-}
-
 // ByteLevel: optional prefix space, the GPT-2 split, then every UTF-8 byte as its stand-in character. The bytes of
 // one character all keep that character's range.
 void byteLevel(const PreTokenizerStep &step, NormalizedText piece, Pieces &out)
@@ -133,6 +119,20 @@ void applyStep(const PreTokenizerStep &step, NormalizedText piece, Pieces &out)
 }
 
 } // namespace
+
+void byteLevelMap(NormalizedText &text)
+{
+    Changes changes;
+    changes.reserve(text.chars.size() * 2);
+    std::string utf8;
+    for (const Char &c : text.chars) {
+        utf8.clear();
+        appendUtf8(c.cp, utf8);
+        for (std::size_t k = 0; k < utf8.size(); ++k)
+            changes.push_back({byteToUnicode(static_cast<std::uint8_t>(utf8[k])), k == 0 ? 0 : 1});
+    }
+    text.transform(changes);
+}
 
 char32_t byteToUnicode(std::uint8_t byte)
 {

@@ -91,6 +91,20 @@ std::string toUtf8(const Text &text, std::size_t from, std::size_t to)
     return out;
 }
 
+std::u32string toCodePoints(std::string_view utf8)
+{
+    std::u32string out;
+    out.reserve(utf8.size());
+    for (std::size_t i = 0; i < utf8.size();) {
+        char32_t cp = 0;
+        const int n = readUtf8(utf8, i, cp);
+        if (n < 0) break;
+        out.push_back(cp);
+        i += static_cast<std::size_t>(n);
+    }
+    return out;
+}
+
 std::string utf8Lossy(std::string_view bytes)
 {
     std::string out;

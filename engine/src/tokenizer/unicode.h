@@ -27,6 +27,8 @@ std::size_t decodeUtf8(std::string_view bytes, Text &out, std::uint32_t offset =
 void appendUtf8(char32_t cp, std::string &out);
 inline std::size_t utf8Length(char32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
 std::string toUtf8(const Text &text, std::size_t from, std::size_t to);
+// The code points of valid UTF-8 (an invalid tail is cut off).
+std::u32string toCodePoints(std::string_view utf8);
 // Decodes bytes that may be broken UTF-8: each maximal invalid subpart becomes U+FFFD (Rust's from_utf8_lossy).
 std::string utf8Lossy(std::string_view bytes);
 
