@@ -28,7 +28,11 @@ Hugging Face's token string is not the vocabulary's]; pair rows [ids, byte offse
 truncation rows [max_length, ids, truncated]; and, where transformers v5 rebuilds the pipeline (§5.11), the strings
 on which AutoTokenizer gives other ids (known differences; the C++ tests do not follow them).
 
-Usage: tools/.venv/bin/python tools/make_tokenizer_forms.py
+Training happens only with --retrain (or for a form whose tokenizer.json is missing): BPE training with a limited
+alphabet and Unigram training are not deterministic in tokenizers (hash-set order), so the committed tokenizer.json
+files are the reference and a plain run only rewrites forms.json from them, which is deterministic.
+
+Usage: tools/.venv/bin/python tools/make_tokenizer_forms.py [--retrain]
 """
 
 import json
@@ -395,8 +399,9 @@ def transformers_differences(name: str, folder: Path, tok: Tokenizer, texts: lis
 
 
 def main() -> None:
+    retrain = "--retrain" in sys.argv[1:]
     texts = all_strings()
-    charsmap = spm_charsmap()
+    charsmap = spm_charsmap() if retrain or not (OUT / "forms" / "t5" / "tokenizer.json").exists() else b""
     builders = {
         "llama2-legacy": lambda: llama_like("llama2-legacy"), "llama2-first": lambda: llama_like("llama2-first"),
         "mistral-always": lambda: llama_like("mistral-always"), "llama3": lambda: regex_byte_level("llama3"),
@@ -409,7 +414,10 @@ def main() -> None:
     for name, build in builders.items():
         folder = OUT / "forms" / name
         folder.mkdir(parents=True, exist_ok=True)
-        build().save(str(folder / "tokenizer.json"), pretty=False)
+        if retrain or not (folder / "tokenizer.json").exists():
+            if name.startswith("t5") and not charsmap:
+                charsmap = spm_charsmap()
+            build().save(str(folder / "tokenizer.json"), pretty=False)
         tok = Tokenizer.from_file(str(folder / "tokenizer.json"))  # exactly what the C++ side reads
         entry = {"single": single_rows(tok, texts), "pair": pair_rows(tok, texts),
                  "truncation": truncation_rows(tok, texts)}
