@@ -18,8 +18,9 @@
 // Threads: a Tokenizer is immutable after loading except for an internal, locked BPE cache; encode() and
 //          decode() may be called from several threads at once. Copies are cheap and share the loaded data.
 //          There is no empty Tokenizer: hold one in a std::optional until it is loaded.
-// Input:   the loaders and encode() take arbitrary bytes without aborting (fuzzed); a broken file is a FormatError
-//          naming the file and the JSON field.
+// Input:   fromTokenizerJsonText() and encode() take arbitrary bytes without aborting (the fuzzing entry points); a
+//          broken file is a FormatError naming the file and the JSON field.
+
 #include <attnscope/status.h>
 
 #include <cstddef>
