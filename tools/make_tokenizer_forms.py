@@ -377,6 +377,18 @@ def truncation_rows(tok: Tokenizer, texts: list[str]) -> list:
         enc = tok.encode(texts[i], texts[j]) if j is not None else tok.encode(texts[i])
         tok.no_truncation()
         rows.append([i, -1 if j is None else j, max_length, enc.ids, len(enc.ids) < len(full.ids)])
+    # Pairs of long texts under a tight limit: which sequence loses tokens depends on their full lengths (tokenizers
+    # HEAD has an early exit that would rank them by lengths cut at the limit; the pinned wheel does not).
+    longest = sorted(long, key=lambda k: -len(tok.encode(texts[k]).ids))[:12]
+    for _ in range(20):
+        i, j = rng.choice(longest), rng.choice(longest)
+        n = tok.post_processor.num_special_tokens_to_add(True) if tok.post_processor else 0
+        max_length = n + rng.randint(2, 12)
+        full = tok.encode(texts[i], texts[j])
+        tok.enable_truncation(max_length)
+        enc = tok.encode(texts[i], texts[j])
+        tok.no_truncation()
+        rows.append([i, j, max_length, enc.ids, len(enc.ids) < len(full.ids)])
     return rows
 
 
