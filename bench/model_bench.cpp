@@ -3,6 +3,8 @@
 
 #include "system_info.h"
 
+#include "cpu/gemm.h"
+
 #include <attnscope/textmodel.h>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +14,8 @@
 #include <cmath>
 #include <ostream>
 #include <random>
+
+#include <time.h>
 
 namespace attn::bench {
 
@@ -69,6 +73,7 @@ int runModelBench(const ModelBenchConfig &config, std::ostream &out, std::ostrea
     line["weights"] = config.allWeights ? "all" : "none";
     line["backend"] = backendName(config.backend);
     line["threads"] = config.threads > 0 ? config.threads : hardwareThreads();
+    line["gemm"] = std::string(detail::gemmKernelName(detail::gemmDefaultKernel())) + " " + detail::gemmKernelIsa();
 
     auto timed = model->forward(input, options);   // first call: also the validation subject
     if (!timed) { err << "bench: " << timed.status().message() << '\n'; return 1; }
@@ -101,11 +106,20 @@ int runModelBench(const ModelBenchConfig &config, std::ostream &out, std::ostrea
 
     for (int w = 1; w < config.warmups; ++w) (void)model->forward(input, options);
     resetPeakRss();
-    std::vector<double> ms;
+    // Process CPU time beside wall time: on a shared, oversubscribed machine it is the steadier figure (at one
+    // thread it is the forward's own time; at T threads it sums them).
+    const auto cpuMs = [] {
+        timespec ts{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+    };
+    std::vector<double> ms, cpu;
     for (int r = 0; r < std::max(1, config.reps); ++r) {
+        const double c0 = cpuMs();
         const auto t0 = std::chrono::steady_clock::now();
         auto res = model->forward(input, options);
         const auto t1 = std::chrono::steady_clock::now();
+        cpu.push_back(cpuMs() - c0);
         if (!res) { err << "bench: " << res.status().message() << '\n'; return 1; }
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
@@ -113,6 +127,7 @@ int runModelBench(const ModelBenchConfig &config, std::ostream &out, std::ostrea
     line["ms_median"] = round3(quantileOf(ms, 0.5));
     line["ms_p10"] = round3(quantileOf(ms, 0.1));
     line["ms_p90"] = round3(quantileOf(ms, 0.9));
+    line["cpu_ms_median"] = round3(quantileOf(cpu, 0.5));
     line["tokens_per_s"] = round3(static_cast<double>(config.n) / (quantileOf(ms, 0.5) / 1000.0));
     line["peak_rss_mib"] = round3(peakRssMib());
     line["cpu"] = cpuModelName();

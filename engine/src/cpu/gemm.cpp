@@ -47,6 +47,29 @@ GemmKernel gemmDefaultKernel()
 
 const char *gemmKernelName(GemmKernel kernel) { return kernel == GemmKernel::OneDnn ? "onednn" : "eigen"; }
 
+const char *gemmKernelIsa()
+{
+#if ATTNSCOPE_HAVE_ONEDNN
+    switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_sse41: return "sse41";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    default: return "other";
+    }
+#elif defined(__AVX512F__)
+    return "eigen-avx512";
+#elif defined(__AVX2__)
+    return "eigen-avx2";
+#else
+    return "eigen-sse";
+#endif
+}
+
 void gemm(bool transB, std::int64_t M, std::int64_t N, std::int64_t K, const float *A, std::int64_t lda,
           const float *B, std::int64_t ldb, float *C, std::int64_t ldc, float beta, int threads)
 {

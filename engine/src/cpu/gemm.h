@@ -27,6 +27,9 @@ enum class GemmKernel { Eigen, OneDnn };
 bool gemmKernelAvailable(GemmKernel kernel);
 GemmKernel gemmDefaultKernel();
 const char *gemmKernelName(GemmKernel kernel);   // "eigen", "onednn"
+// The instruction set the default kernel runs, as decided at run time by oneDNN ("avx2", "avx512_core", ...;
+// ONEDNN_MAX_CPU_ISA caps it), or Eigen's compile-time one ("eigen-avx2", ...).
+const char *gemmKernelIsa();
 void gemmWith(GemmKernel kernel, bool transB, std::int64_t M, std::int64_t N, std::int64_t K, const float *A,
               std::int64_t lda, const float *B, std::int64_t ldb, float *C, std::int64_t ldc, float beta,
               int threads);
