@@ -17,15 +17,6 @@ namespace attn::bench {
 
 namespace {
 
-Tensor randomTensor(Shape4 shape, std::uint64_t seed)
-{
-    Tensor t(shape);
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (float &x : t.values) x = normal(rng);
-    return t;
-}
-
 struct Case {
     const char *name;
     std::int64_t H, n;

@@ -14,19 +14,6 @@
 
 namespace attn::bench {
 
-namespace {
-
-Tensor randomTensor(Shape4 shape, std::uint64_t seed)
-{
-    Tensor t(shape);
-    std::mt19937_64 rng(seed);   // timing inputs only; the check is against the reference on the same values
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (float &x : t.values) x = normal(rng);
-    return t;
-}
-
-} // namespace
-
 int decodeBench(const KernelBenchArgs &a)
 {
     const std::vector<std::int64_t> lks = a.n.empty() ? std::vector<std::int64_t>{4096, 16384, 65536, 131072} : a.n;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 namespace attn::bench {
@@ -53,6 +54,15 @@ Json benchLine(const std::string &mode)
 }
 
 void emitLine(const Json &line) { std::cout << line.dump() << std::endl; }
+
+Tensor randomTensor(Shape4 shape, std::uint64_t seed)
+{
+    Tensor t(shape);
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (float &x : t.values) x = normal(rng);
+    return t;
+}
 
 } // namespace attn::bench
 

@@ -10,6 +10,8 @@
 //   gemm     the model's GEMM (engine/src/cpu/gemm.h) beside OpenBLAS at the GPT-2-small layer shapes
 //   ops      the vectorised elementwise kernels (GELU, SiLU, LayerNorm, RMSNorm, softmax) vs scalar loops
 
+#include <attnscope/tensor.h>
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -57,6 +59,9 @@ private:
 // Every line starts with these fields (machine, date, build).
 Json benchLine(const std::string &mode);
 void emitLine(const Json &line);
+
+// A tensor of the given [B, H, L, D] shape with seeded N(0, 1) entries (timing inputs; every check runs on them).
+Tensor randomTensor(Shape4 shape, std::uint64_t seed);
 
 int decodeBench(const KernelBenchArgs &args);
 int mapBench(const KernelBenchArgs &args);
