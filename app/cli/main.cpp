@@ -286,18 +286,15 @@ int runVerb(const QStringList &args)
         if (out != QLatin1String("-")) progress(chatter, verb, QStringLiteral("wrote %1").arg(out));
         return kExitOk;
     }
-    // The .npy first, then the JSON that refers to it; each replaces its file atomically, and a JSON that cannot
-    // be written takes the new .npy away again, so no export is left half-made.
+    // The .npy and the JSON that refers to it are committed together: both are new, or (on any failure) both
+    // previous files are as they were.
     const std::string npyName = attn::npySideFileName(out.toStdString());
     const std::string npyPath = (std::filesystem::path(out.toStdString()).parent_path() / npyName).string();
-    if (attn::Status s = attn::writeFileAtomically(npyPath, attn::attentionNpy(opened->model.config(), data->result)); !s) {
+    attn::FileTransaction files;
+    files.add(npyPath, attn::attentionNpy(opened->model.config(), data->result));
+    files.add(out.toStdString(), attn::runExportJson(*opened, request, *data, npyName));
+    if (attn::Status s = files.commit(); !s) {
         printError(verb, QString::fromStdString(s.message()));
-        return kExitError;
-    }
-    const std::string json = attn::runExportJson(*opened, request, *data, npyName);
-    if (!writeOutput(verb, out, json)) {
-        std::error_code ignored;
-        std::filesystem::remove(npyPath, ignored);
         return kExitError;
     }
     progress(chatter, verb, QStringLiteral("wrote %1 and %2").arg(out, QString::fromStdString(npyPath)));
