@@ -293,6 +293,25 @@ def main():
     for lesson in sorted((ROOT / "resources" / "lessons").glob("*.json")):
         write("lesson", lesson.stem, lesson.read_bytes())
 
+    # datasets (fuzz_dataset.cpp: byte 0 picks the reader): JSONL, CSV, TSV, rationales.json, a results line,
+    # CSV behind a column mapping.
+    jsonl = ('{"text": "the lousy actor found the dog", "label": "negative", "rationale": [[4, 9]]}\n'
+             '{"text": "their seat looked beautiful", "label": 1, "rationale_tokens": [4], "id": "b"}\n\n'
+             '{"text": "a wonderful and horrible plot", "target": "class:0"}\n'
+             '{"text": "it is a cast", "label": 0, "id": 17, "text_pair": "a plot"}\n')
+    write("dataset", "jsonl", b"\0" + jsonl.encode())
+    write("dataset", "csv", b"\1" + b'text,label,rationale\n"the lousy actor, again",0,4:9\nthe dog,1,\n')
+    write("dataset", "tsv", b"\2" + b"text\tlabel\trationale_tokens\nthe lousy actor\tnegative\t1 2\n")
+    sample = json.loads((ROOT / "sample_models" / "rationale-bert" / "rationales.json").read_text())
+    sample["examples"] = sample["examples"][:2]
+    write("dataset", "rationales", b"\3" + json.dumps(sample, separators=(",", ":")).encode())
+    write("dataset", "results-line", b"\4" + json.dumps({
+        "index": 3, "id": "b", "seed": 12345, "tokens": 7, "scored_tokens": 5, "label": 1, "predicted": 1,
+        "target": {"kind": "predicted", "unit": "class", "index": 1, "score": 0.75}, "rationale_tokens": [2, 3],
+        "metrics": {"aopc_comprehensiveness": {"attention": 0.25, "random": 0.125}},
+        "details": {"skipped": [], "forward_passes": 12}, "seconds": 0.5, "threads": 1}).encode())
+    write("dataset", "csv-mapped", b"\5" + b"text=review,label=y\nreview,y\nthe plot was excellent,1\n")
+
 
 def regression(target, name, content):
     path = ROOT / "tests" / "fuzz" / "regressions" / target / ("issue14-" + name)
@@ -385,6 +404,15 @@ def write_regressions():
                                                                        "vocab": {"[UNK]": 2**31 - 1}}}))
     regression("tokenizer_legacy", "empty-vocab-txt", archive([("vocab.txt", "")]))
     regression("tokenizer_legacy", "merges-one-part", archive([("vocab.json", '{"a": 0, "b": 1}'), ("merges.txt", "a\n")]))
+
+    # datasets: numbers past every limit.
+    regression("dataset", "label-2e64", b"\0" + b'{"text": "x", "label": 18446744073709551616}\n')
+    regression("dataset", "span-2e63", b"\0" + b'{"text": "abc", "rationale": [[0, 9223372036854775808]]}\n')
+    regression("dataset", "span-negative", b"\0" + b'{"text": "abc", "rationale": [[-5, 2]]}\n')
+    regression("dataset", "rationale-tokens-5000", b"\0" + json.dumps({"text": "abc", "rationale_tokens": list(range(5000))}).encode())
+    regression("dataset", "id-300-bytes", b"\0" + json.dumps({"text": "abc", "id": "i" * 300}).encode())
+    regression("dataset", "csv-unterminated-quote", b"\1" + b'text,label\n"the plot,1\n')
+    regression("dataset", "results-line-huge-index", b"\4" + b'{"index": 1e308, "id": 1}')
 
     # sessions and lessons: an out-of-range target class (the workspace must refuse it, the file still reads),
     # numbers that are not versions, deep nesting.

@@ -9,6 +9,7 @@
 //                                    (added-token matching once took 12 s: characters × added tokens)
 //   session/text_180mb               a session whose text is 180 MB (the GUI segfaulted in Qt's text layout)
 //   session/text_10mb                the same with 10 MB (the GUI used 2.3 GB)
+//   dataset/line_2mib                a JSONL line of 2 MiB (over kMaxDatasetLineBytes)
 //   */nesting_100000                JSON nested 100 000 deep (a recursive parser or destructor overflows its stack)
 #include "fuzz_support.h"
 
@@ -111,6 +112,8 @@ int main(int argc, char **argv)
     writeFile(out / "encode/added_tokens_50000", manyAddedTokens(tests, 50000, 20000));
     writeFile(out / "session/text_10mb", sessionWithText(std::size_t(10) << 20));
     writeFile(out / "session/text_180mb", sessionWithText(std::size_t(180) << 20));
+
+    writeFile(out / "dataset/line_2mib", std::string(1, '\0') + "{\"text\": \"" + std::string(std::size_t(2) << 20, 'a') + "\"}\n");
 
     const std::size_t depth = 100000;
     const std::string arrays = std::string(depth, '[') + std::string(depth, ']');
