@@ -59,9 +59,10 @@ run_one() {
   local executed findings
   executed="$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$dir/log" | grep -oE '[0-9]+$' | awk '{s+=$1} END {if (NR) print s}')"
   [ -n "$executed" ] || executed="$(grep -oE '^#[0-9]+' "$dir/log" | tail -1 | tr -d '#')"
-  findings="$(find "$dir/artifacts" -type f | wc -l)"
-  printf '%-18s executions %10s   findings %3s   exit %s   corpus %s files\n' "$t" "${executed:-?}" "$findings" \
-    "$status" "$(find "$dir/corpus" -type f | wc -l)"
+  # crash-, leak-, timeout-, oom- artifacts are findings; slow-unit- ones (> 10 s) are only listed.
+  findings="$(find "$dir/artifacts" -type f ! -name 'slow-unit-*' | wc -l)"
+  printf '%-18s executions %10s   findings %3s   slow units %3s   exit %s   corpus %s files\n' "$t" "${executed:-?}" \
+    "$findings" "$(find "$dir/artifacts" -type f -name 'slow-unit-*' | wc -l)" "$status" "$(find "$dir/corpus" -type f | wc -l)"
 }
 export -f run_one
 export root bin work seconds runs timeout explore
