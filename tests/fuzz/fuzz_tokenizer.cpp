@@ -3,6 +3,8 @@
 
 #include "fuzz_support.h"
 
+#include <attnscope/utf8.h>
+
 #include <array>
 
 namespace attnfuzz {
@@ -20,10 +22,20 @@ void checkEncoding(const attn::Tokenizer &tokenizer, const attn::Encoding &e, st
 
 void encodeAndCheck(const attn::Tokenizer &tokenizer, std::string_view text)
 {
+    // Invalid UTF-8 is refused, naming the offset that attn::firstInvalidUtf8 (written apart from the tokenizer's
+    // decoder) finds; valid text is never refused for its encoding.
+    const std::size_t bad = attn::firstInvalidUtf8(text);
+    const std::string offset = "not valid UTF-8 (byte " + std::to_string(bad) + ")";
     for (bool special : {true, false}) {
         auto e = tokenizer.encode(text, special);
+        if (bad != std::string_view::npos) {
+            fuzzCheck(!e && e.status().message().find(offset) != std::string::npos,
+                      "invalid UTF-8 not refused at its first invalid byte");
+            continue;
+        }
         if (!e) {
             fuzzCheck(!e.status().message().empty(), "an encode error without a message");
+            fuzzCheck(e.status().message().find("UTF-8") == std::string::npos, "valid UTF-8 refused as invalid");
             continue;
         }
         checkEncoding(tokenizer, *e, text);
