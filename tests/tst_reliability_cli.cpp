@@ -404,6 +404,19 @@ private slots:
         QVERIFY2(r.out.contains("\"tokenizer_error\": \"") && r.out.contains(file.toUtf8()), r.out.constData());
     }
 
+    // CI runs exactly the README's test command (issue 14: the fuzz preset runs in CI through it).
+    void ciRunsTheReadmeCommand()
+    {
+        const QByteArray readme = readFile(QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/../README.md"));
+        const QByteArray ci = readFile(QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/../.ci/run"));
+        const qsizetype heading = readme.indexOf("Build and run the whole test suite");
+        QVERIFY(heading >= 0);
+        const qsizetype start = readme.indexOf("```sh\n", heading) + 6;
+        const QByteArray command = readme.mid(start, readme.indexOf("\n", start) - start);
+        QVERIFY2(command.contains("ctest --preset release") && command.contains("ctest --preset fuzz"), command.constData());
+        QVERIFY2(ci.contains("\n" + command + "\n"), ci.constData());
+    }
+
     // --out - never leaves a file named "-" and --out /dev/null stays the device.
     void outDevices()
     {
