@@ -76,7 +76,10 @@ namespace {
 // number it cannot show, and a figure of another head than the one asked for is a wrong figure. Empty when fine.
 QString checkViewNumbers(const QString &view, const attn::ModelConfig &config)
 {
-    const QString argument = view.section(QLatin1Char(':'), 1);
+    // Only the views whose argument is a head (L.H) or a layer (L); the view itself rejects other arguments.
+    const QString prefix = view.section(QLatin1Char(':'), 0, 0), argument = view.section(QLatin1Char(':'), 1);
+    const bool takesHead = QStringList{"head", "pipeline", "masks", "equivariance"}.contains(prefix);
+    const bool takesLayer = prefix == QLatin1String("lines");
     const QRegularExpressionMatch head = QRegularExpression(QStringLiteral("^(\\d+)\\.(\\d+)$")).match(argument);
     const QRegularExpressionMatch layer = QRegularExpression(QStringLiteral("^(\\d+)$")).match(argument);
     const auto outside = [&](const QRegularExpressionMatch &m, int group, std::int64_t count) {
@@ -84,10 +87,10 @@ QString checkViewNumbers(const QString &view, const attn::ModelConfig &config)
         const qlonglong v = m.captured(group).toLongLong(&ok);
         return !ok || v >= count;
     };
-    if (head.hasMatch() && (outside(head, 1, config.layers) || outside(head, 2, config.heads)))
+    if (takesHead && head.hasMatch() && (outside(head, 1, config.layers) || outside(head, 2, config.heads)))
         return QStringLiteral("--view %1: the model has layers 0..%2 and heads 0..%3")
             .arg(view).arg(config.layers - 1).arg(config.heads - 1);
-    if (layer.hasMatch() && outside(layer, 1, config.layers))
+    if (takesLayer && layer.hasMatch() && outside(layer, 1, config.layers))
         return QStringLiteral("--view %1: the model has layers 0..%2").arg(view).arg(config.layers - 1);
     return {};
 }
