@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libopenblas-dev libdnnl-dev
   libonig-dev
   fonts-dejavu-core xvfb xauth
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -44,7 +44,10 @@ void progress(const Chatter &chatter, const QString &verb, const QString &messag
 bool writeOutput(const QString &verb, const QString &out, const std::string &text, const Chatter &chatter)
 {
     if (out == QLatin1String("-")) {
-        std::fwrite(text.data(), 1, text.size(), stdout);
+        if (attn::Status s = attn::writeStdout(text); !s) {
+            printError(verb, QString::fromStdString(s.message()));
+            return false;
+        }
         return true;
     }
     if (attn::Status s = attn::writeFileAtomically(out.toStdString(), text); !s) {

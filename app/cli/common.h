@@ -32,8 +32,8 @@ std::optional<attn::TokenizedText> tokenizeOrReport(const QString &verb, const a
 // "attnscope-cli VERB: message" on stderr when chatter.progress.
 void progress(const Chatter &chatter, const QString &verb, const QString &message);
 
-// Writes `text` to `out` atomically, or to stdout when out is "-"; reports a failure and returns false, says
-// "wrote F" (progress) on success.
+// Writes `text` to `out` atomically (attnscope/fileio.h), or to stdout when out is "-"; reports a failure (a full
+// disk, /dev/full on stdout) and returns false, says "wrote F" (progress) on success.
 bool writeOutput(const QString &verb, const QString &out, const std::string &text, const Chatter &chatter = {});
 
 } // namespace attncli

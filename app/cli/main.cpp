@@ -11,9 +11,13 @@
 
 #include <attnscope/attention.h>
 #include <attnscope/export.h>
+#include <attnscope/limits.h>
+#include <attnscope/textmodel.h>
+#include <attnscope/utf8.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <QStringList>
 
 #include <algorithm>
@@ -22,12 +26,73 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <string_view>
 
 namespace {
 
 constexpr const char *kVersion = ATTNSCOPE_VERSION;
 
 using namespace attncli;
+
+// Saturating products for the sizes bench options imply (each factor is range-checked, their product is not).
+std::uint64_t times(std::initializer_list<std::uint64_t> factors)
+{
+    std::uint64_t p = 1;
+    for (const std::uint64_t f : factors) {
+        if (f != 0 && p > std::numeric_limits<std::uint64_t>::max() / f) return std::numeric_limits<std::uint64_t>::max();
+        p *= f;
+    }
+    return p;
+}
+
+std::uint64_t plus(std::uint64_t a, std::uint64_t b)
+{
+    return b > std::numeric_limits<std::uint64_t>::max() - a ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+
+// The largest buffers of an attention bench: Q, K, V and the output in float32, the returned weights, and the
+// three N x N matrices of the GEMM ceiling.
+std::uint64_t attentionBenchBytes(const attn::bench::BenchConfig &c)
+{
+    const auto u = [](auto v) { return static_cast<std::uint64_t>(v > 0 ? v : 0); };
+    std::uint64_t bytes = times({16, u(c.batch), u(c.heads), u(c.n), u(c.d)});
+    if (c.weights == attn::bench::WeightsChoice::All) bytes = plus(bytes, times({4, u(c.batch), u(c.heads), u(c.n), u(c.n)}));
+    if (c.weights == attn::bench::WeightsChoice::One) bytes = plus(bytes, times({4, u(c.n), u(c.n)}));
+    return plus(bytes, times({12, u(c.gemmSize), u(c.gemmSize)}));
+}
+
+// The largest buffers of a model bench: the weights, per-token activations (logits, Q/K/V/output, MLP), the
+// captured weights of every head, and the fp64 reference's scores of one head.
+std::optional<std::uint64_t> modelBenchBytes(const attn::bench::ModelBenchConfig &c)
+{
+    std::optional<attn::ModelConfig> config;
+    if (c.model.rfind("random:", 0) == 0) {
+        if (auto parsed = attn::parseSyntheticSpec(c.model)) config = *parsed;
+    } else if (auto folder = attn::resolveModelSpec(c.model)) {
+        QFile file(QString::fromStdString(*folder + "/config.json"));
+        if (file.open(QIODevice::ReadOnly))
+            if (auto parsed = attn::parseModelConfig(file.readAll().toStdString(), "config.json")) config = *parsed;
+    }
+    if (!config) return std::nullopt;   // the bench itself reports why the model does not open
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v > 0 ? v : 0); };
+    const std::uint64_t n = u(c.n);
+    std::uint64_t bytes = attn::estimateWeightBytes(*config);
+    bytes = plus(bytes, times({4, n, plus(u(config->vocabSize), plus(times({8, u(config->dModel)}), u(config->intermediate)))}));
+    if (c.allWeights) bytes = plus(bytes, times({4, u(config->layers), u(config->heads), n, n}));
+    if (c.validate) bytes = plus(bytes, times({8, n, n}));
+    return bytes;
+}
+
+// Over the memory budget (limits.h, --max-memory): a bad combination of options, refused before any allocation.
+bool fitsBudget(VerbOptions &opts, std::uint64_t need, const QString &what)
+{
+    const auto budget = attn::memoryBudget();
+    if (!budget || need <= *budget) return true;
+    return opts.reject(QStringLiteral("%1 need %2, %3 %4 (--max-memory GIB sets another budget)")
+                           .arg(what, QString::fromStdString(attn::formatGib(need)),
+                                QString::fromStdString(attn::formatGib(*budget)),
+                                opts.isSet("max-memory") ? QStringLiteral("allowed") : QStringLiteral("available")));
+}
 
 int benchVerb(const QStringList &args)
 {
@@ -71,7 +136,7 @@ int benchVerb(const QStringList &args)
          "instead of one attention call; --weights none|all", {}},
         {"no-validate", T::Flag, {}, "with --model: skip the check against the fp64 reference", {}},
     });
-    opts.use({"quiet", "progress"});
+    opts.use({"max-memory", "quiet", "progress"});
     if (auto stop = opts.parse(args)) return *stop;
 
     const QString verb = opts.verb();
@@ -116,11 +181,18 @@ int benchVerb(const QStringList &args)
         mc.validate = !opts.isSet("no-validate");
         mc.json = config.json;
         mc.seed = config.seed;
+        if (const auto need = modelBenchBytes(mc);
+            need && !fitsBudget(opts, *need, QStringLiteral("--model with --n %1: the weights and activations").arg(mc.n)))
+            return opts.fail();
         progress(chatter, verb, QStringLiteral("timing a forward pass of %1 at n = %2").arg(QString::fromStdString(mc.model)).arg(mc.n));
         return attn::bench::runModelBench(mc, std::cout, std::cerr);
     }
     if (const std::string problem = attn::bench::checkBenchConfig(config); !problem.empty())
         return opts.fail(QString::fromStdString(problem));
+    if (!fitsBudget(opts, attentionBenchBytes(config),
+                    QStringLiteral("--n %1 --d %2 --heads %3 --batch %4 --gemm-size %5: the inputs, outputs and GEMM")
+                        .arg(config.n).arg(config.d).arg(config.heads).arg(config.batch).arg(config.gemmSize)))
+        return opts.fail();
     progress(chatter, verb, QStringLiteral("validating, then timing %1 backend(s) at n = %2").arg(config.backends.size()).arg(config.n));
     return attn::bench::runBench(config, std::cout, std::cerr);
 }
@@ -135,7 +207,10 @@ int infoVerb(const QStringList &args)
     if (!opts.require({"model"})) return opts.fail();
     const auto opened = openModelOrReport(opts.verb(), opts.value("model"), false);
     if (!opened) return kExitError;
-    std::fputs(attn::modelInfoJson(*opened).c_str(), stdout);
+    if (attn::Status s = attn::writeStdout(attn::modelInfoJson(*opened)); !s) {
+        printError(opts.verb(), QString::fromStdString(s.message()));
+        return kExitError;
+    }
     return kExitOk;
 }
 
@@ -193,18 +268,15 @@ int runVerb(const QStringList &args)
         return kExitError;
     }
     if (!npy) return writeOutput(verb, out, attn::runExportJson(*opened, request, *data), chatter) ? kExitOk : kExitError;
-    // The .npy first, then the JSON that refers to it; each replaces its file atomically, and a JSON that cannot
-    // be written takes the new .npy away again, so no export is left half-made.
+    // The .npy and the JSON that refers to it are committed together: both are new, or (on any failure) both
+    // previous files are as they were.
     const std::string npyName = attn::npySideFileName(out.toStdString());
     const std::string npyPath = (std::filesystem::path(out.toStdString()).parent_path() / npyName).string();
-    if (attn::Status s = attn::writeFileAtomically(npyPath, attn::attentionNpy(opened->model.config(), data->result)); !s) {
+    attn::FileTransaction files;
+    files.add(npyPath, attn::attentionNpy(opened->model.config(), data->result));
+    files.add(out.toStdString(), attn::runExportJson(*opened, request, *data, npyName));
+    if (attn::Status s = files.commit(); !s) {
         printError(verb, QString::fromStdString(s.message()));
-        return kExitError;
-    }
-    const std::string json = attn::runExportJson(*opened, request, *data, npyName);
-    if (!writeOutput(verb, out, json)) {
-        std::error_code ignored;
-        std::filesystem::remove(npyPath, ignored);
         return kExitError;
     }
     progress(chatter, verb, QStringLiteral("wrote %1 and %2").arg(out, QString::fromStdString(npyPath)));
@@ -247,6 +319,38 @@ void printVersion()
     else std::printf("cuda: unavailable (%s)\n", attn::cudaUnavailableReason().c_str());
 }
 
+// Qt decodes argv as UTF-8 and puts U+FFFD in place of invalid bytes, so --text is checked on the raw bytes first:
+// a text is refused, never silently changed (exit 2, naming the byte offset).
+std::optional<int> checkTextArguments(int argc, char **argv)
+{
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        std::optional<std::string_view> value;
+        for (const std::string_view flag : {std::string_view("--text"), std::string_view("-text")}) {
+            if (arg == flag && i + 1 < argc) value = std::string_view(argv[i + 1]);
+            else if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag && arg[flag.size()] == '=')
+                value = arg.substr(flag.size() + 1);
+        }
+        if (!value) continue;
+        if (const std::size_t bad = attn::firstInvalidUtf8(*value); bad != std::string_view::npos) {
+            std::fprintf(stderr, "attnscope-cli %s: --text: not valid UTF-8 (byte %zu)\n", argv[1], bad);
+            return kExitBadArguments;
+        }
+    }
+    return std::nullopt;
+}
+
+// A verb that succeeded but whose standard output could not be written (a full disk, /dev/full, a closed pipe)
+// failed: scripts must not take a cut-off document for a whole one.
+int finish(int code)
+{
+    if (attn::Status s = attn::finishStdout(); !s) {
+        std::fprintf(stderr, "attnscope-cli: %s\n", s.message().c_str());
+        return code == kExitOk ? kExitError : code;
+    }
+    return code;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -263,12 +367,13 @@ int main(int argc, char **argv)
     const QString first = args.at(1);
     if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
         printUsage(stdout);
-        return kExitOk;
+        return finish(kExitOk);
     }
     if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
         printVersion();
-        return kExitOk;
+        return finish(kExitOk);
     }
+    if (auto stop = checkTextArguments(argc, argv)) return *stop;
     for (const Verb &verb : kVerbs) {
         if (first != QLatin1String(verb.name)) continue;
         QStringList verbArgs = args.mid(2);
@@ -277,10 +382,12 @@ int main(int argc, char **argv)
         const bool dataset = std::any_of(verbArgs.begin(), verbArgs.end(), [](const QString &a) {
             return a == QLatin1String("--dataset") || a.startsWith(QLatin1String("--dataset="));
         });
-        if (dataset && first == QLatin1String("faithfulness")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Faithfulness);
-        if (dataset && first == QLatin1String("run")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Run);
-        if (dataset && first == QLatin1String("equivariance")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Equivariance);
-        return verb.run(verbArgs);
+        if (dataset && first == QLatin1String("faithfulness"))
+            return finish(datasetVerb(verbArgs, attn::DatasetAnalysis::Faithfulness));
+        if (dataset && first == QLatin1String("run")) return finish(datasetVerb(verbArgs, attn::DatasetAnalysis::Run));
+        if (dataset && first == QLatin1String("equivariance"))
+            return finish(datasetVerb(verbArgs, attn::DatasetAnalysis::Equivariance));
+        return finish(verb.run(verbArgs));
     }
     std::fprintf(stderr, "attnscope-cli: unknown verb '%s' (try --help)\n", qPrintable(first));
     return kExitBadArguments;

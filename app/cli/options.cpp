@@ -3,6 +3,12 @@
 
 #include "common.h"
 
+#include <attnscope/limits.h>
+#include <attnscope/utf8.h>
+
+#include <QFile>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -26,7 +32,11 @@ const std::vector<OptionRow> &sharedOptions()
     // One row per option; the verbs name the ones they take (VerbOptions::use).
     static const std::vector<OptionRow> rows{
         {"model", T::Text, "M", kModelHelp, {}},
-        {"text", T::Text, "T", "the input text (UTF-8)", {}},
+        {"max-memory", T::Number, "GIB", "memory budget for the model's weights, in GiB (default: the memory available "
+                                         "now); a model whose weights need more is refused before loading", {},
+         0.001, 1048576},
+        {"text", T::Text, "T", "the input text (UTF-8; invalid UTF-8 is refused, naming the byte offset)", {}},
+        {"text-file", T::Text, "F", "read the input text from file F instead of --text (UTF-8, at most 64 MiB)", {}},
         {"ids", T::Text, "I,I,...", "token ids instead of text, comma-separated (folders without a tokenizer)", {}},
         {"mask", T::Text, "MASK", "model|bidirectional|causal|window:W|causal-window:W; model is the model's own",
          "model"},
@@ -76,6 +86,9 @@ void VerbOptions::use(std::initializer_list<OptionUse> shared)
         OptionRow r = *it;
         if (!u.help.isEmpty()) r.help = u.help;
         add({r});
+        // Every verb that takes a text takes it from a file too; every verb that opens a model has its budget.
+        if (u.name == QLatin1String("text")) use({"text-file"});
+        if (u.name == QLatin1String("model")) use({"max-memory"});
     }
 }
 
@@ -113,6 +126,37 @@ std::optional<int> VerbOptions::parse(const QStringList &args)
         printError(m_verb, QStringLiteral("unexpected argument '%1'").arg(m_parser.positionalArguments().first()));
         return kExitBadArguments;
     }
+    if (hasRow(QStringLiteral("max-memory")) && m_parser.isSet(QStringLiteral("max-memory"))) {
+        double gib = 0;
+        if (!read(QStringLiteral("max-memory"), gib)) return fail();
+        attn::setMemoryBudget(static_cast<std::uint64_t>(gib * 1024.0 * 1024.0 * 1024.0));
+    }
+    if (hasRow(QStringLiteral("text-file")) && m_parser.isSet(QStringLiteral("text-file")))
+        if (auto stop = readTextFile()) return stop;
+    return std::nullopt;
+}
+
+std::optional<int> VerbOptions::readTextFile()
+{
+    const QString path = m_parser.value(QStringLiteral("text-file"));
+    if (m_parser.isSet(QStringLiteral("text"))) return fail(QStringLiteral("give one of --text and --text-file, not both"));
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        printError(m_verb, QStringLiteral("--text-file %1: cannot read it (%2)").arg(path, file.errorString()));
+        return kExitError;
+    }
+    // One byte more than the limit tells a file at the limit from a longer one without reading all of it.
+    const QByteArray bytes = file.read(kMaxTextFileBytes + 1);
+    if (bytes.size() > kMaxTextFileBytes)
+        return fail(QStringLiteral("--text-file %1: longer than the limit of %2 bytes").arg(path).arg(kMaxTextFileBytes));
+    if (file.error() != QFileDevice::NoError) {
+        printError(m_verb, QStringLiteral("--text-file %1: cannot read it (%2)").arg(path, file.errorString()));
+        return kExitError;
+    }
+    if (const std::size_t bad = attn::firstInvalidUtf8(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+        bad != std::string_view::npos)
+        return fail(QStringLiteral("--text-file %1: not valid UTF-8 (byte %2)").arg(path).arg(qulonglong(bad)));
+    m_textFile = QString::fromUtf8(bytes);
     return std::nullopt;
 }
 
@@ -127,6 +171,11 @@ QStringList VerbOptions::positionalArguments() const
     return m_parser.positionalArguments();
 }
 
+bool VerbOptions::hasRow(const QString &name) const
+{
+    return std::any_of(m_rows.begin(), m_rows.end(), [&](const OptionRow &r) { return r.name == name; });
+}
+
 const OptionRow *VerbOptions::row(const QString &name) const
 {
     for (const OptionRow &r : m_rows)
@@ -137,11 +186,13 @@ const OptionRow *VerbOptions::row(const QString &name) const
 
 bool VerbOptions::isSet(const QString &name) const
 {
+    if (name == QLatin1String("text") && m_textFile) return true;
     return row(name) && m_parser.isSet(name);
 }
 
 QString VerbOptions::value(const QString &name) const
 {
+    if (name == QLatin1String("text") && m_textFile) return *m_textFile;
     const OptionRow *r = row(name);
     if (!r) return {};
     return m_parser.isSet(name) ? m_parser.value(name) : r->fallback;

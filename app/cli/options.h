@@ -68,7 +68,8 @@ public:
     void positional(const QString &name, const QString &help, const QString &syntax);
     QStringList positionalArguments() const;
     // Parses `args` (args[0] is "attnscope-cli VERB"): an exit code when the verb should stop now (help printed,
-    // or bad arguments reported), nothing when it should go on.
+    // or bad arguments reported), nothing when it should go on. Applies --max-memory (attn::setMemoryBudget) and
+    // reads --text-file, after which isSet("text") and value("text") see the file's text.
     std::optional<int> parse(const QStringList &args);
 
     const QString &verb() const { return m_verb; }
@@ -94,8 +95,13 @@ public:
     // Prints the recorded message (or `message`) as "attnscope-cli VERB: ..." and returns kExitBadArguments.
     int fail(const QString &message = {});
 
+    // --text-file's limit.
+    static constexpr qint64 kMaxTextFileBytes = qint64(64) << 20;
+
 private:
+    bool hasRow(const QString &name) const;
     const OptionRow *row(const QString &name) const;
+    std::optional<int> readTextFile();   // --text-file: read, checked; an exit code when the verb must stop
     bool readInteger(const QString &name, qlonglong &value, bool &given);
 
     QString m_verb;
@@ -103,6 +109,7 @@ private:
     std::vector<OptionRow> m_rows;
     QString m_error;
     bool m_positional = false;
+    std::optional<QString> m_textFile;   // --text-file's content: value("text") returns it
 };
 
 } // namespace attncli

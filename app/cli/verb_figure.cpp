@@ -70,6 +70,33 @@ std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv)
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
+namespace {
+
+// The layer and head numbers of a view ("pipeline:1.3", "lines:2"), checked against the model: a view may clamp a
+// number it cannot show, and a figure of another head than the one asked for is a wrong figure. Empty when fine.
+QString checkViewNumbers(const QString &view, const attn::ModelConfig &config)
+{
+    // Only the views whose argument is a head (L.H) or a layer (L); the view itself rejects other arguments.
+    const QString prefix = view.section(QLatin1Char(':'), 0, 0), argument = view.section(QLatin1Char(':'), 1);
+    const bool takesHead = QStringList{"head", "pipeline", "masks", "equivariance"}.contains(prefix);
+    const bool takesLayer = prefix == QLatin1String("lines");
+    const QRegularExpressionMatch head = QRegularExpression(QStringLiteral("^(\\d+)\\.(\\d+)$")).match(argument);
+    const QRegularExpressionMatch layer = QRegularExpression(QStringLiteral("^(\\d+)$")).match(argument);
+    const auto outside = [&](const QRegularExpressionMatch &m, int group, std::int64_t count) {
+        bool ok = false;
+        const qlonglong v = m.captured(group).toLongLong(&ok);
+        return !ok || v >= count;
+    };
+    if (takesHead && head.hasMatch() && (outside(head, 1, config.layers) || outside(head, 2, config.heads)))
+        return QStringLiteral("--view %1: the model has layers 0..%2 and heads 0..%3")
+            .arg(view).arg(config.layers - 1).arg(config.heads - 1);
+    if (takesLayer && layer.hasMatch() && outside(layer, 1, config.layers))
+        return QStringLiteral("--view %1: the model has layers 0..%2").arg(view).arg(config.layers - 1);
+    return {};
+}
+
+} // namespace
+
 int figureVerb(const QStringList &args)
 {
     VerbOptions opts(QStringLiteral("figure"), QStringLiteral(
@@ -135,7 +162,14 @@ int figureVerb(const QStringList &args)
     }
     auto model = std::make_shared<const attn::TextModel>(std::move(*opened));
     const QString text = opts.value("text");
-    if (!tokenizeOrReport(verb, *model, text)) return kExitError;
+    const auto tokens = tokenizeOrReport(verb, *model, text);
+    if (!tokens) return kExitError;
+    // A run that cannot succeed would leave a blank "No result yet" figure and exit 0: refuse it here.
+    const attn::ModelConfig &config = model->model().config();
+    if (config.maxPositions > 0 && std::int64_t(tokens->ids.size()) + padding > config.maxPositions)
+        return opts.fail(QStringLiteral("--pad: %1 padding tokens after the text's %2 tokens exceed the model's %3 "
+                                        "positions").arg(padding).arg(tokens->ids.size()).arg(config.maxPositions));
+    if (QString problem = checkViewNumbers(view, config); !problem.isEmpty()) return opts.fail(problem);
     attnui::Subject subject;
     subject.setModel(model, spec);
     subject.setText(text);
@@ -158,6 +192,10 @@ int figureVerb(const QStringList &args)
                 return opts.fail(QStringLiteral("--%1: the view '%2' (%3 workspace) cannot honour it; --mask and --pad apply "
                                           "to the Explore views (grid, head:L.H, lines:L, statistics, rollout, outputs)")
                                .arg(QLatin1String(option), view, workspace->title()));
+    // Any failed run of the workspace is an error of the figure, never a blank or stale picture.
+    QString runError;
+    QObject::connect(workspace->runner(), &attnui::EngineRunner::failed, workspace.get(),
+                     [&runError](const QString &message) { if (runError.isEmpty()) runError = message; });
     progress(chatter, verb, QStringLiteral("running the %1 workspace").arg(workspace->title()));
     // Offscreen, laid out as on screen: at the GUI's default window size, or with room for the controls beside a
     // figure of the requested size.
@@ -170,6 +208,10 @@ int figureVerb(const QStringList &args)
     if (QString error; !workspace->showView(view, &error)) return opts.fail(QStringLiteral("--view: %1").arg(error));
     if (!waitUntilIdle(workspace->runner())) {
         printError(verb, QStringLiteral("timed out waiting for the %1 workspace").arg(workspace->title()));
+        return kExitError;
+    }
+    if (!runError.isEmpty()) {
+        printError(verb, QStringLiteral("the %1 workspace could not run: %2").arg(workspace->title(), runError));
         return kExitError;
     }
     QWidget *figure = workspace->figureWidget();

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lessons/lessonpanel.h"
 
+#include "lessons/lessons.h"
+
+#include <QCoreApplication>
 #include <QLabel>
+#include <QMainWindow>
+#include <QMenu>
 #include <QPushButton>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -101,6 +106,40 @@ QString LessonPanel::bodyText() const
 QString LessonPanel::errorText() const
 {
     return m_error->isHidden() ? QString() : m_error->text();
+}
+
+namespace {
+
+QString lessonsTr(const char *s, const char *c = nullptr, int n = -1)
+{
+    return QCoreApplication::translate("attnui::Lessons", s, c, n);
+}
+
+} // namespace
+
+QMenu *createLessonsMenu(QMainWindow *window, LessonOpener open)
+{
+    auto *menu = new QMenu(lessonsTr("&Lessons"), window);
+    QStringList errors;
+    const QList<Lesson> lessons = loadLessons(QStringLiteral(":/lessons"), &errors);
+    auto *panel = new LessonPanel(window);
+    panel->setLessons(lessons);
+    panel->setOpener(std::move(open));
+    window->addDockWidget(Qt::RightDockWidgetArea, panel);
+    panel->hide();
+    for (const Lesson &l : lessons) {
+        menu->addAction(l.title, panel, [panel, id = l.id] { panel->openLesson(id); })
+            ->setToolTip(lessonsTr("%1 workspace · %2").arg(l.workspace, l.model));
+    }
+    if (!errors.isEmpty()) {
+        menu->addSeparator();
+        QAction *bad = menu->addAction(lessonsTr("%n lesson file(s) could not be read", nullptr, int(errors.size())));
+        bad->setEnabled(false);
+        bad->setToolTip(errors.join(QLatin1Char('\n')));
+    }
+    menu->addSeparator();
+    menu->addAction(panel->toggleViewAction());
+    return menu;
 }
 
 } // namespace attnui

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lessons/lessons.h"
 
-#include "lessons/lessonpanel.h"
+// Qt Core only (the fuzz build compiles this file without Widgets); the Lessons menu is in lessonpanel.cpp.
 
 #include <QCoreApplication>
 #include <QDir>
@@ -10,8 +10,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
-#include <QMainWindow>
-#include <QMenu>
 
 #include <tuple>
 
@@ -111,31 +109,6 @@ QList<Lesson> loadLessons(const QString &dir, QStringList *errors)
         else if (errors) *errors << error;
     }
     return list;
-}
-
-QMenu *createLessonsMenu(QMainWindow *window, LessonOpener open)
-{
-    auto *menu = new QMenu(tr("&Lessons"), window);
-    QStringList errors;
-    const QList<Lesson> lessons = loadLessons(QStringLiteral(":/lessons"), &errors);
-    auto *panel = new LessonPanel(window);
-    panel->setLessons(lessons);
-    panel->setOpener(std::move(open));
-    window->addDockWidget(Qt::RightDockWidgetArea, panel);
-    panel->hide();
-    for (const Lesson &l : lessons) {
-        menu->addAction(l.title, panel, [panel, id = l.id] { panel->openLesson(id); })
-            ->setToolTip(tr("%1 workspace · %2").arg(l.workspace, l.model));
-    }
-    if (!errors.isEmpty()) {
-        menu->addSeparator();
-        QAction *bad = menu->addAction(tr("%n lesson file(s) could not be read", nullptr, int(errors.size())));
-        bad->setEnabled(false);
-        bad->setToolTip(errors.join(QLatin1Char('\n')));
-    }
-    menu->addSeparator();
-    menu->addAction(panel->toggleViewAction());
-    return menu;
 }
 
 } // namespace attnui

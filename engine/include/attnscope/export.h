@@ -6,13 +6,14 @@
 //   runModel       tokens (from text or given ids) + K padding tokens → one forward pass with the chosen captures
 //   runExportJson  the `run` document of docs/json-format.md (schema: docs/schema/run.schema.json), version 1
 //   modelInfoJson  the `info` summary (docs/cli.md)
-//   writeFileAtomically   a temporary file beside the target, then rename: readers never see half a file
+// Writing the documents: attnscope/fileio.h (writeFileAtomically, FileTransaction for the JSON + .npy pair).
 //
 // Layouts in the run document: attention is [layer][head][query][key], BertViz's order, row-major like the
 // engine's [L, L] weights; a head that was not captured is `null` in its place. Floats are written as the
 // shortest decimal that reads back to the same float32 (std::to_chars), so nothing is lost.
 
 #include <attnscope/attention.h>
+#include <attnscope/fileio.h>
 #include <attnscope/mask.h>
 #include <attnscope/model.h>
 #include <attnscope/status.h>
@@ -109,9 +110,5 @@ std::string runExportJson(const OpenedModel &m, const RunRequest &request, const
 std::string attentionNpy(const ModelConfig &config, const ForwardResult &result);
 // "runs/F.json" → "F.attention.npy" (the side file's name, beside the JSON); a name without ".json" keeps it whole.
 std::string npySideFileName(const std::string &jsonPath);
-
-// Writes `bytes` to path + ".tmp", flushes, and renames it over `path`; on any failure the temporary file is
-// removed and the target is left as it was. The message names the path and the system's reason.
-Status writeFileAtomically(const std::string &path, std::string_view bytes);
 
 } // namespace attn

@@ -83,7 +83,7 @@ std::string equivarianceExportJson(const TextModel &m, const EquivarianceSetting
     for (const HeadEquivariance &h : r.heads)
         heads.push_back(Json{{"layer", h.head.layer}, {"head", h.head.head}, {"max_abs_err_weights", h.maxAbsErrWeights}});
     doc["heads"] = heads;
-    return doc.dump(2) + "\n";
+    return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 namespace {
@@ -259,7 +259,7 @@ std::string faithfulnessExportJson(const TextModel &m, const FaithfulnessSetting
     doc["skipped"] = r.skipped;
     doc["forward_passes"] = r.forwardPasses;
     doc["seconds"] = r.seconds;
-    return doc.dump(2) + "\n";
+    return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 } // namespace attn

@@ -276,6 +276,8 @@ void appendAttention(std::string &out, const ModelConfig &c, const ForwardResult
 
 } // namespace
 
+// Documents are dumped with invalid UTF-8 replaced by U+FFFD: token strings from vocab.txt and error messages that
+// quote a broken file are not validated, and a throwing dump() would end the program (found by fuzz_model).
 std::string modelInfoJson(const OpenedModel &m)
 {
     const ModelConfig &c = m.model.config();
@@ -304,7 +306,7 @@ std::string modelInfoJson(const OpenedModel &m)
     const auto params = parameterCount(m);
     info["parameter_count"] = params ? Json(*params) : Json(nullptr);
     info["description"] = nullableString(readmeFirstLine(m.path));
-    return info.dump(2) + "\n";
+    return info.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string attentionNpy(const ModelConfig &c, const ForwardResult &r)
@@ -349,7 +351,9 @@ std::string runExportJson(const OpenedModel &m, const RunRequest &request, const
                           const std::optional<std::string> &npyFile)
 {
     Json model = modelSummary(m);
-    const auto field = [](const char *key, const Json &value) { return "\"" + std::string(key) + "\":" + value.dump() + ",\n"; };
+    const auto field = [](const char *key, const Json &value) {
+        return "\"" + std::string(key) + "\":" + value.dump(-1, ' ', false, Json::error_handler_t::replace) + ",\n";
+    };
     std::string out = "{\"format\":\"attnscope\",\n\"version\":1,\n";
     out += field("model", model);
     out += field("input", input(request, data));

@@ -75,7 +75,7 @@ public:
     }
 
     std::int64_t integer(std::initializer_list<const char *> names, std::optional<std::int64_t> fallback,
-                         std::int64_t minimum)
+                         std::int64_t minimum, std::int64_t maximum)
     {
         if (!ok()) return 0;
         std::string which;
@@ -90,8 +90,9 @@ public:
             return 0;
         }
         const auto v = j->get<std::int64_t>();
-        if (v < minimum) {
-            fail("field '" + which + "' is " + std::to_string(v) + "; it must be at least " + std::to_string(minimum));
+        if (v < minimum || v > maximum) {
+            fail("field '" + which + "' is " + std::to_string(v) + "; it must be in [" + std::to_string(minimum) + ", " +
+                 std::to_string(maximum) + "]");
             return 0;
         }
         return v;
@@ -125,6 +126,19 @@ public:
             return 0;
         }
         return v;
+    }
+
+    // A layer-norm epsilon, stored as float: it must stay a finite, normal float (1e300 would become infinity,
+    // 1e-50 zero) and be at most 1.
+    float epsilon(std::initializer_list<const char *> names, double fallback)
+    {
+        const double v = number(names, fallback, true);
+        if (!ok()) return 0;
+        if (!(v >= kMinEpsilon && v <= 1.0)) {
+            fail("field '" + std::string(*names.begin()) + "' is " + dumpNumber(v) + "; it must be in [1e-30, 1]");
+            return 0;
+        }
+        return static_cast<float>(v);
     }
 
     bool boolean(const char *name, bool fallback)
@@ -162,6 +176,10 @@ public:
     }
 
 private:
+    static constexpr double kMinEpsilon = 1e-30;
+
+    static std::string dumpNumber(double v) { return json(v).dump(); }
+
     static std::string aliasNote(std::initializer_list<const char *> names)
     {
         if (names.size() < 2) return {};
@@ -174,6 +192,19 @@ private:
     std::string m_label;
     Status m_status;
 };
+
+// The largest sizes a config.json may state. Every real checkpoint lies far inside them (the widest models have
+// d_model 2^14-2^15, vocabularies up to ~2^18, at most a few hundred layers); they exist so that no product of sizes
+// overflows int64 (4 * n_embd, vocab * d_model * 4 bytes) and nothing is allocated for an absurd count before the
+// tensors are checked against the file (docs/reliability.md, limits).
+constexpr std::int64_t kMaxVocab = std::int64_t(1) << 24;
+constexpr std::int64_t kMaxWidth = std::int64_t(1) << 16;
+constexpr std::int64_t kMaxLayers = 1024;
+constexpr std::int64_t kMaxHeads = 4096;
+constexpr std::int64_t kMaxIntermediate = std::int64_t(1) << 20;
+constexpr std::int64_t kMaxPositions = std::int64_t(1) << 24;
+constexpr std::int64_t kMaxTypeVocab = std::int64_t(1) << 16;
+constexpr std::int64_t kMaxLabels = std::int64_t(1) << 20;
 
 struct KnownClass {
     const char *name;
@@ -254,14 +285,14 @@ Result<ModelConfig> parseModelConfig(const std::string &text, const std::string 
     }
 
     if (c.architecture == Architecture::Gpt2) {
-        c.vocabSize = f.integer({"vocab_size"}, std::nullopt, 1);
-        c.dModel = f.integer({"n_embd", "hidden_size"}, std::nullopt, 1);
-        c.layers = f.integer({"n_layer", "num_hidden_layers"}, std::nullopt, 1);
-        c.heads = f.integer({"n_head", "num_attention_heads"}, std::nullopt, 1);
-        c.maxPositions = f.integer({"n_positions", "max_position_embeddings"}, 1024, 1);
-        c.intermediate = f.integer({"n_inner"}, 4 * c.dModel, 1);
+        c.vocabSize = f.integer({"vocab_size"}, std::nullopt, 1, kMaxVocab);
+        c.dModel = f.integer({"n_embd", "hidden_size"}, std::nullopt, 1, kMaxWidth);
+        c.layers = f.integer({"n_layer", "num_hidden_layers"}, std::nullopt, 1, kMaxLayers);
+        c.heads = f.integer({"n_head", "num_attention_heads"}, std::nullopt, 1, kMaxHeads);
+        c.maxPositions = f.integer({"n_positions", "max_position_embeddings"}, 1024, 1, kMaxPositions);
+        c.intermediate = f.integer({"n_inner"}, 4 * c.dModel, 1, kMaxIntermediate);   // dModel <= 2^16: no overflow
         const std::string act = f.string({"activation_function"}, std::string("gelu_new"));
-        c.layerNormEps = static_cast<float>(f.number({"layer_norm_epsilon"}, 1e-5, true));
+        c.layerNormEps = f.epsilon({"layer_norm_epsilon"}, 1e-5);
         c.scaleAttnWeights = f.boolean("scale_attn_weights", true);
         c.scaleAttnByInverseLayerIdx = f.boolean("scale_attn_by_inverse_layer_idx", false);
         f.boolean("reorder_and_upcast_attn", false);   // numerically a no-op in fp32
@@ -278,15 +309,15 @@ Result<ModelConfig> parseModelConfig(const std::string &text, const std::string 
         c.eosTokenId = f.optionalInteger("eos_token_id");
         c.padTokenId = f.optionalInteger("pad_token_id");
     } else {
-        c.vocabSize = f.integer({"vocab_size"}, std::nullopt, 1);
-        c.dModel = f.integer({"hidden_size"}, std::nullopt, 1);
-        c.layers = f.integer({"num_hidden_layers"}, std::nullopt, 1);
-        c.heads = f.integer({"num_attention_heads"}, std::nullopt, 1);
-        c.intermediate = f.integer({"intermediate_size"}, std::nullopt, 1);
-        c.maxPositions = f.integer({"max_position_embeddings"}, 512, 1);
-        c.typeVocabSize = f.integer({"type_vocab_size"}, 2, 1);
+        c.vocabSize = f.integer({"vocab_size"}, std::nullopt, 1, kMaxVocab);
+        c.dModel = f.integer({"hidden_size"}, std::nullopt, 1, kMaxWidth);
+        c.layers = f.integer({"num_hidden_layers"}, std::nullopt, 1, kMaxLayers);
+        c.heads = f.integer({"num_attention_heads"}, std::nullopt, 1, kMaxHeads);
+        c.intermediate = f.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediate);
+        c.maxPositions = f.integer({"max_position_embeddings"}, 512, 1, kMaxPositions);
+        c.typeVocabSize = f.integer({"type_vocab_size"}, 2, 1, kMaxTypeVocab);
         const std::string act = f.string({"hidden_act"}, std::string("gelu"));
-        c.layerNormEps = static_cast<float>(f.number({"layer_norm_eps"}, 1e-12, true));
+        c.layerNormEps = f.epsilon({"layer_norm_eps"}, 1e-12);
         const std::string pet = f.string({"position_embedding_type"}, std::string("absolute"));
         c.causal = f.boolean("is_decoder", false);
         c.padTokenId = f.optionalInteger("pad_token_id");
@@ -303,6 +334,10 @@ Result<ModelConfig> parseModelConfig(const std::string &text, const std::string 
             if (!id2label->is_object())
                 return Status(ErrorCode::FormatError, label + ": field 'id2label' must be an object, but is " +
                                                           typeOf(*id2label));
+            if (static_cast<std::int64_t>(id2label->size()) > kMaxLabels)
+                return Status(ErrorCode::FormatError, label + ": field 'id2label' has " +
+                                                          std::to_string(id2label->size()) + " entries; at most " +
+                                                          std::to_string(kMaxLabels) + " are allowed");
             std::map<std::int64_t, std::string> byId;
             for (auto it = id2label->begin(); it != id2label->end(); ++it) {
                 std::int64_t id = -1;
@@ -321,7 +356,7 @@ Result<ModelConfig> parseModelConfig(const std::string &text, const std::string 
             }
             c.numLabels = static_cast<std::int64_t>(c.labels.size());
         } else {
-            c.numLabels = f.integer({"num_labels"}, 2, 1);
+            c.numLabels = f.integer({"num_labels"}, 2, 1, kMaxLabels);
             if (!f.ok()) return f.status();
             for (std::int64_t i = 0; i < c.numLabels; ++i) c.labels.push_back("LABEL_" + std::to_string(i));
         }

@@ -5,6 +5,7 @@
 // implies before it is used.
 #include "weights.h"
 
+#include <attnscope/limits.h>
 #include <attnscope/safetensors.h>
 
 #include <nlohmann/json.hpp>
@@ -276,6 +277,7 @@ Result<ModelWeights> loadCheckpointFolder(const std::string &folderText)
     if (!text) return text.status();
     auto config = parseModelConfig(*text, configPath.string());
     if (!config) return config.status();
+    if (Status s = checkWeightMemory(*config, folderText); !s) return s;   // limits.h: before any tensor is read
 
     ModelWeights w;
     w.config = std::move(config).value();

@@ -5,6 +5,7 @@
 
 #include "rng.h"
 
+#include <attnscope/limits.h>
 #include <attnscope/mha.h>
 
 #include <cmath>
@@ -80,6 +81,7 @@ Result<Model> Model::synthetic(const std::string &spec)
 {
     auto config = parseSyntheticSpec(spec);
     if (!config) return config.status();
+    if (Status s = checkWeightMemory(*config, spec); !s) return s;   // limits.h: before any allocation
     auto w = detail::buildSynthetic(*config);
     if (!w) return w.status();
     w->source = spec;
