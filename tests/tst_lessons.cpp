@@ -6,10 +6,10 @@
 #include "lessons/lessonpanel.h"
 #include "lessons/lessons.h"
 #include "runner/enginerunner.h"
-#include "subject.h"
+#include "kit/subject.h"
 #include "uitestsupport.h"
-#include "workspace.h"
-#include "workspaces.h"
+#include "kit/workspace.h"
+#include "kit/workspaces.h"
 
 #include <attnscope/textmodel.h>
 

@@ -5,11 +5,11 @@
 // are rejected by name; headless views switch the head.
 
 #include "plots/heatmapplot.h"
-#include "subject.h"
+#include "kit/subject.h"
 #include "runner/enginerunner.h"
-#include "views/equivariancefigure.h"
-#include "views/equivarianceview.h"
-#include "views/permutationstrip.h"
+#include "workspaces/equivariance/equivariancefigure.h"
+#include "workspaces/equivariance/equivarianceview.h"
+#include "kit/permutationstrip.h"
 #include "uitestsupport.h"
 
 #include <attnscope/equivariance.h>

@@ -7,9 +7,9 @@
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
-#include "subject.h"
-#include "views/faithfulnessfigure.h"
-#include "views/faithfulnessview.h"
+#include "kit/subject.h"
+#include "workspaces/faithfulness/faithfulnessfigure.h"
+#include "workspaces/faithfulness/faithfulnessview.h"
 #include "uitestsupport.h"
 
 #include <attnscope/faithfulness.h>

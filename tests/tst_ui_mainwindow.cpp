@@ -5,20 +5,20 @@
 // figures export (every workspace's, as vectors), the Backend menu greys out CUDA with the reason, presentation
 // mode hides the chrome, enlarges type and saves the figure with one key.
 
-#include "buildinfo.h"
-#include "mainwindow.h"
+#include "shell/buildinfo.h"
+#include "shell/mainwindow.h"
 #include "plots/headgrid.h"
 #include "plots/heatmapplot.h"
-#include "explore/modelrun.h"
+#include "workspaces/explore/modelrun.h"
 #include "models/headstatsmodel.h"
-#include "views/aggregationpanel.h"
-#include "views/exploreview.h"
-#include "views/headstatspanel.h"
-#include "views/outputspanel.h"
-#include "views/tokenchips.h"
+#include "workspaces/explore/aggregationpanel.h"
+#include "workspaces/explore/exploreview.h"
+#include "workspaces/explore/headstatspanel.h"
+#include "workspaces/explore/outputspanel.h"
+#include "kit/tokenchips.h"
 #include "runner/enginerunner.h"
-#include "subject.h"
-#include "workspace.h"
+#include "kit/subject.h"
+#include "kit/workspace.h"
 
 #include <attnscope/attention.h>
 #include <attnscope/textmodel.h>

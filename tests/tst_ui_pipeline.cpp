@@ -3,11 +3,11 @@
 // pass; ÷√d_k on a hand-checkable case; stepping with the buttons and ←/→; session state round trip and errors.
 
 #include "runner/enginerunner.h"
-#include "subject.h"
+#include "kit/subject.h"
 #include "plots/heatmapplot.h"
-#include "views/matrixpanel.h"
-#include "views/pipelinecontrols.h"
-#include "views/pipelineview.h"
+#include "kit/matrixpanel.h"
+#include "workspaces/pipeline/pipelinecontrols.h"
+#include "workspaces/pipeline/pipelineview.h"
 #include "uitestsupport.h"
 
 #include <attnscope/mask.h>
@@ -326,17 +326,17 @@ void TestPipeline::sessionErrors_data()
 {
     QTest::addColumn<QJsonObject>("state");
     QTest::addColumn<QString>("field");
-    QTest::addRow("layer out of range") << QJsonObject{{"layer", 5000}} << "pipeline.layer";
-    QTest::addRow("head negative") << QJsonObject{{"head", -1}} << "pipeline.head";
-    QTest::addRow("head not a number") << QJsonObject{{"head", "two"}} << "pipeline.head";
-    QTest::addRow("stage unknown") << QJsonObject{{"stage", "relu"}} << "pipeline.stage";
-    QTest::addRow("scale not bool") << QJsonObject{{"scale", 1}} << "pipeline.scale";
-    QTest::addRow("temperature 0") << QJsonObject{{"temperature", 0}} << "pipeline.temperature";
-    QTest::addRow("temperature text") << QJsonObject{{"temperature", "hot"}} << "pipeline.temperature";
-    QTest::addRow("mask unknown") << QJsonObject{{"mask", "diagonal"}} << "pipeline.mask";
-    QTest::addRow("window fraction") << QJsonObject{{"window", 1.5}} << "pipeline.window";
-    QTest::addRow("positional") << QJsonObject{{"positional", "rope"}} << "pipeline.positional";
-    QTest::addRow("unknown field") << QJsonObject{{"colour", "red"}} << "pipeline.colour";
+    QTest::addRow("layer out of range") << QJsonObject{{"layer", 5000}} << "layer";
+    QTest::addRow("head negative") << QJsonObject{{"head", -1}} << "head";
+    QTest::addRow("head not a number") << QJsonObject{{"head", "two"}} << "head";
+    QTest::addRow("stage unknown") << QJsonObject{{"stage", "relu"}} << "stage";
+    QTest::addRow("scale not bool") << QJsonObject{{"scale", 1}} << "scale";
+    QTest::addRow("temperature 0") << QJsonObject{{"temperature", 0}} << "temperature";
+    QTest::addRow("temperature text") << QJsonObject{{"temperature", "hot"}} << "temperature";
+    QTest::addRow("mask unknown") << QJsonObject{{"mask", "diagonal"}} << "mask";
+    QTest::addRow("window fraction") << QJsonObject{{"window", 1.5}} << "window";
+    QTest::addRow("positional") << QJsonObject{{"positional", "rope"}} << "positional";
+    QTest::addRow("unknown field") << QJsonObject{{"colour", "red"}} << "colour";
 }
 
 void TestPipeline::sessionErrors()

@@ -5,10 +5,10 @@
 // the field while the window keeps its state; a failed save leaves the old file intact.
 
 #include "jsonschema.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 #include "session/session.h"
-#include "subject.h"
-#include "views/exploreview.h"
+#include "kit/subject.h"
+#include "workspaces/explore/exploreview.h"
 
 #include <attnscope/export.h>
 
