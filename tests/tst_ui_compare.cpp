@@ -100,9 +100,9 @@ void TestUiCompare::twoHeads()
         QVERIFY(std::abs(d.values[std::size_t(e)] - (view.plotA()->data().values[std::size_t(e)] - view.plotB()->data().values[std::size_t(e)])) <= 1e-6);
     // Causal model: the upper triangle is masked on both sides, hatched in the difference too.
     QCOMPARE(int(d.masked[1]), 1);
-    QCOMPARE(view.plotA()->title(), QStringLiteral("A: layer 1 · head 2"));
+    QCOMPARE(view.plotA()->title(), QStringLiteral("A: L0 H1"));
     QVERIFY(view.noteText().isEmpty());
-    QVERIFY(view.figureCaption().contains(QStringLiteral("layer 2 · head 3")));
+    QVERIFY(view.figureCaption().contains(QStringLiteral("L1 H2")));
 }
 
 void TestUiCompare::twoTextsOfDifferentLengths()

@@ -108,7 +108,7 @@ void TestUiMasks::panelsMatchReference()
         }
     QCOMPARE(view.weightsPanel(0)->title(), QStringLiteral("model's own: causal"));
     QVERIFY(!view.figureCaption().isEmpty());
-    QVERIFY(view.figureCaption().contains(QStringLiteral("layer %1 · head %2").arg(layer + 1).arg(head + 1)));
+    QVERIFY(view.figureCaption().contains(QStringLiteral("L%1 H%2").arg(layer).arg(head)));
 }
 
 void TestUiMasks::differenceMapsAreDifferences()

@@ -10,12 +10,12 @@ namespace attnui {
 
 QString headName(int layer, int head)
 {
-    return QObject::tr("layer %1 · head %2").arg(layer + 1).arg(head + 1);
+    return QStringLiteral("L%1 H%2").arg(layer).arg(head);
 }
 
 QString layerName(int layer)
 {
-    return QObject::tr("layer %1").arg(layer + 1);
+    return QStringLiteral("L%1").arg(layer);
 }
 
 QString tokenName(int position)
@@ -26,14 +26,14 @@ QString tokenName(int position)
 QStringList layerTickLabels(int layers)
 {
     QStringList labels;
-    for (int l = 0; l < layers; ++l) labels << QStringLiteral("L%1").arg(l + 1);
+    for (int l = 0; l < layers; ++l) labels << layerName(l);
     return labels;
 }
 
 QStringList headTickLabels(int heads)
 {
     QStringList labels;
-    for (int h = 0; h < heads; ++h) labels << QStringLiteral("H%1").arg(h + 1);
+    for (int h = 0; h < heads; ++h) labels << QStringLiteral("H%1").arg(h);
     return labels;
 }
 
@@ -41,24 +41,24 @@ QSpinBox *makeIndexSpinBox(const QString &prefix)
 {
     auto *spin = new QSpinBox;
     spin->setPrefix(prefix);
-    spin->setRange(1, 1);
+    spin->setRange(0, 0);
     return spin;
 }
 
 void setIndexCount(QSpinBox *spin, int count)
 {
-    spin->setRange(1, std::max(1, count));
+    spin->setRange(0, std::max(1, count) - 1);
 }
 
 void setIndex(QSpinBox *spin, int index)
 {
-    spin->setMaximum(std::max(spin->maximum(), index + 1));
-    spin->setValue(index + 1);
+    spin->setMaximum(std::max(spin->maximum(), index));
+    spin->setValue(index);
 }
 
 int indexOf(const QSpinBox *spin)
 {
-    return spin->value() - 1;
+    return spin->value();
 }
 
 } // namespace attnui

@@ -44,12 +44,12 @@ QLabel *sectionNote(const QString &text)
 
 QString scopeText(const attn::EquivarianceScope &s) { return QString::fromStdString(attn::equivarianceScopeText(s)); }
 
-// The scope as a person reads it (1-based); scopeText() is the session's and the CLI's spelling (0-based).
+// The scope as a person reads it ("L1 H2"); scopeText() is the session's and the CLI's spelling ("head:1.2").
 QString scopeDisplayText(const attn::EquivarianceScope &s)
 {
     switch (s.kind) {
     case attn::EquivarianceScope::Kind::Head: return headName(int(s.head.layer), int(s.head.head));
-    case attn::EquivarianceScope::Kind::Layer: return QObject::tr("layer %1").arg(s.layer + 1);
+    case attn::EquivarianceScope::Kind::Layer: return layerName(int(s.layer));
     case attn::EquivarianceScope::Kind::Model: break;
     }
     return QObject::tr("model");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/aggregationpanel.h"
+#include "kit/numbering.h"
 
 #include "workspaces/explore/experiment.h"
 #include "plots/heatmapplot.h"
@@ -48,7 +49,7 @@ AggregationPanel::AggregationPanel(QWidget *parent) : QWidget(parent)
     auto *meanRow = new QHBoxLayout;
     auto *layerLabel = new QLabel(tr("Mean over heads of &layer"));
     m_layer = new QSpinBox;
-    m_layer->setRange(1, 1);
+    m_layer->setRange(0, 0);
     layerLabel->setBuddy(m_layer);
     meanRow->addWidget(layerLabel);
     meanRow->addWidget(m_layer);
@@ -101,7 +102,7 @@ AggregationPanel::Method AggregationPanel::method() const
 
 void AggregationPanel::setLayer(int layer)
 {
-    m_layer->setValue(layer + 1);
+    m_layer->setValue(layer);
 }
 
 QString AggregationPanel::noteText() const
@@ -114,7 +115,7 @@ void AggregationPanel::setSnapshot(std::shared_ptr<const ExploreSnapshot> snapsh
     m_snapshot = std::move(snapshot);
     if (!m_snapshot) return;
     const QSignalBlocker block(m_layer);
-    m_layer->setRange(1, std::max(1, m_snapshot->layers));
+    m_layer->setRange(0, std::max(1, m_snapshot->layers) - 1);
     updateMean();
     updateAggregate();
 }
@@ -123,7 +124,7 @@ void AggregationPanel::updateMean()
 {
     if (!m_snapshot) return;
     const ExploreSnapshot &s = *m_snapshot;
-    const int layer = m_layer->value() - 1;
+    const int layer = m_layer->value();
     if (layer >= int(s.layerMeans.size())) {
         m_meanPlot->clear();
         m_meanPlot->setTitle(tr("Mean over heads: not computed for this input"));
@@ -133,7 +134,7 @@ void AggregationPanel::updateMean()
     m_meanPlot->setData(matrixData(s, s.layerMeans[std::size_t(layer)], &upper));
     m_meanPlot->setValueRange(0.0, std::max(upper, 1e-6));
     m_meanPlot->setValueLabel(tr("mean weight"));
-    m_meanPlot->setTitle(tr("Layer %1: mean over %2 heads").arg(layer + 1).arg(s.heads));
+    m_meanPlot->setTitle(tr("%1: mean over %2 heads").arg(layerName(layer)).arg(s.heads));
 }
 
 void AggregationPanel::updateAggregate()

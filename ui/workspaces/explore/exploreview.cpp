@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/exploreview.h"
+#include "kit/numbering.h"
 
 #include "kit/subject.h"
 
@@ -293,8 +294,8 @@ QString ExploreView::figureCaption() const
     if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
     QStringList parts{model, QStringLiteral("\"%1\"").arg(text)};
     if (m_viewFigure == m_grid) parts << tr("all layers × heads");
-    else if (m_tabs->currentIndex() == HeadTab) parts << tr("layer %1 head %2").arg(m_layer + 1).arg(m_head + 1);
-    else if (m_tabs->currentIndex() == LinesTab) parts << tr("layer %1, all heads").arg(m_layer + 1);
+    else if (m_tabs->currentIndex() == HeadTab) parts << headName(m_layer, m_head);
+    else if (m_tabs->currentIndex() == LinesTab) parts << tr("%1, all heads").arg(layerName(m_layer));
     if (m_raw) parts << m_mask->currentText();
     // attnscope-cli figure --mask / --pad: say which mask the figure ran with.
     else if ((subject()->maskOverride() || subject()->padding() > 0) && m_snapshot) parts << m_snapshot->maskDescription;
@@ -511,8 +512,7 @@ void ExploreView::showHead()
                       .arg(QString::fromStdString(s.backend));
     else
         setting = tr("%1 · %2").arg(s.source, s.maskDescription);
-    m_plot->setTitle(tr("Layer %1 of %2 · head %3 of %4   —   %5")
-                         .arg(m_layer + 1).arg(s.layers).arg(m_head + 1).arg(s.heads).arg(setting));
+    m_plot->setTitle(tr("%1 of %2 layers × %3 heads   —   %4").arg(headName(m_layer, m_head)).arg(s.layers).arg(s.heads).arg(setting));
     emit figureChanged();
 }
 

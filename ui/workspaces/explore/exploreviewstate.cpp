@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ExploreView, the parts the shell drives: session state, headless views (attnscope-cli figure), opening a model on
 // a given text (sessions, lessons), the explanation line. Views: grid, head:L.H, lines:L, statistics, rollout, outputs;
-// layers and heads count from 0 here, as in `attnscope-cli run --heads L.H`; the GUI's titles count from 1.
+// layers and heads count from 0 here, as in `attnscope-cli run --heads L.H` and in the GUI's titles ("L1 H2").
 
 #include "workspaces/explore/exploreview.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/headstatspanel.h"
+#include "kit/numbering.h"
 
 #include "workspaces/explore/experiment.h"
 #include "models/headstatsmodel.h"
@@ -62,10 +63,8 @@ HeadStatsPanel::HeadStatsPanel(QWidget *parent) : QWidget(parent)
     m_plot->setAxisTitles(tr("layer"), tr("head"));
     m_plot->setHoverFormatter([this](HeatmapCell cell) {
         const double v = m_plot->data().values[std::size_t(cell.row * m_plot->data().cols + cell.col)];
-        return tr("layer %1 · head %2\n%3 %4")
-            .arg(cell.row + 1)
-            .arg(cell.col + 1)
-            .arg(m_statistic->currentText())
+        return tr("%1\n%2 %3")
+            .arg(headName(cell.row, cell.col), m_statistic->currentText())
             .arg(std::isnan(v) ? tr("undefined on this input") : QString::number(v, 'f', 3));
     });
     rightLayout->addWidget(m_plot, 1);
@@ -130,8 +129,8 @@ void HeadStatsPanel::updatePlot()
         if (std::isnan(v)) data.masked[k] = 1;
         else upper = std::max(upper, v);
     }
-    for (int l = 0; l < s.layers; ++l) data.rowLabels << tr("L%1").arg(l + 1);
-    for (int h = 0; h < s.heads; ++h) data.colLabels << tr("H%1").arg(h + 1);
+    data.rowLabels = layerTickLabels(s.layers);
+    data.colLabels = headTickLabels(s.heads);
     // Scores that are fractions of attention keep [0, 1]; entropy and distance use their own range.
     const bool fraction = column != HeadStatsModel::Entropy && column != HeadStatsModel::MeanDistance;
     m_plot->setData(std::move(data));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/lineview.h"
+#include "kit/numbering.h"
 
 #include <QCheckBox>
 #include <QEvent>
@@ -228,7 +229,7 @@ void LineView::rebuildHeadBoxes()
         for (QCheckBox *box : m_boxes) delete box;
         m_boxes.clear();
         for (int h = 0; h < heads; ++h) {
-            auto *box = new QCheckBox(tr("head %1").arg(h + 1));
+            auto *box = new QCheckBox(QStringLiteral("H%1").arg(h));
             // The head's colour as a swatch in the label.
             QPixmap swatch(12, 12);
             swatch.fill(headColor(h));
@@ -243,7 +244,7 @@ void LineView::rebuildHeadBoxes()
         const QSignalBlocker block(m_boxes[std::size_t(h)]);
         m_boxes[std::size_t(h)]->setChecked(m_enabled[std::size_t(h)]);
         m_boxes[std::size_t(h)]->setEnabled(computed);
-        m_boxes[std::size_t(h)]->setToolTip(computed ? tr("Show or hide head %1's lines").arg(h + 1)
+        m_boxes[std::size_t(h)]->setToolTip(computed ? tr("Show or hide H%1's lines").arg(h)
                                                      : tr("Not computed for an input this long: pick the head in "
                                                           "the overview to compute it"));
     }
@@ -252,7 +253,7 @@ void LineView::rebuildHeadBoxes()
 
 void LineView::updateNote()
 {
-    m_note->setText(m_snapshot ? tr("Layer %1 of %2:").arg(m_layer + 1).arg(m_snapshot->layers) : QString());
+    m_note->setText(m_snapshot ? tr("%1 (of %2 layers):").arg(layerName(m_layer)).arg(m_snapshot->layers) : QString());
 }
 
 void LineView::setHeadEnabled(int head, bool enabled)

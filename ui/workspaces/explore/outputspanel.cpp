@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/outputspanel.h"
 
+#include "kit/numbering.h"
+
 #include "workspaces/explore/experiment.h"
 
 #include <QComboBox>
@@ -117,10 +119,10 @@ void OutputsPanel::setSnapshot(std::shared_ptr<const ExploreSnapshot> snapshot)
     }
     m_table->setHorizontalHeaderLabels({tr("Rank"), tr("Token"), tr("Probability")});
     for (int p : o.positions)
-        m_position->addItem(tr("after %1 “%2”").arg(p).arg(s.tokens.value(p)), p);
+        m_position->addItem(tr("after %1 “%2”").arg(tokenName(p), s.tokens.value(p)), p);
     if (o.head == attn::ModelHead::MaskedLM) {
         for (int i = 0; i < m_position->count(); ++i)
-            m_position->setItemText(i, tr("at %1 “%2”").arg(o.positions[std::size_t(i)]).arg(s.tokens.value(o.positions[std::size_t(i)])));
+            m_position->setItemText(i, tr("at %1 “%2”").arg(tokenName(o.positions[std::size_t(i)]), s.tokens.value(o.positions[std::size_t(i)])));
         m_position->setCurrentIndex(0);
     } else {
         m_position->setCurrentIndex(m_position->count() - 1);   // the next token after the whole text
