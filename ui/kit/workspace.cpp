@@ -77,7 +77,17 @@ void Workspace::makeControlsPage(QWidget *controls, QWidget *figure, int width)
     scroll->setFixedWidth(width);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     row->addWidget(scroll);
-    row->addWidget(figure, 1);
+    row->addWidget(scrollable(figure), 1);
+}
+
+QScrollArea *Workspace::scrollable(QWidget *figure)
+{
+    // Larger than its minimum the figure fills the area; below it, it keeps its size and scrolls.
+    auto *area = new QScrollArea;
+    area->setWidget(figure);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
 }
 
 void Workspace::refreshExplanation()

@@ -21,6 +21,7 @@
 #include <QWidget>
 
 class QLabel;
+class QScrollArea;
 class QSettings;
 class QVBoxLayout;
 
@@ -99,6 +100,8 @@ protected:
     // The page of a workspace with its controls in a column on the left and its figure on the right: the column
     // is `width` wide and scrolls when taller than the window; long items (texts in combo boxes) never widen it.
     void makeControlsPage(QWidget *controls, QWidget *figure, int width);
+    // A figure that cannot shrink below its panels' minimum sizes, in a scroll area: the window may be smaller.
+    static QScrollArea *scrollable(QWidget *figure);
     void refreshExplanation();                           // explanation() changed (a mode or tab switch)
 
     void showError(const QString &message);

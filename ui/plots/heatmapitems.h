@@ -65,6 +65,7 @@ struct HeatmapPlot::Private {
     QCPColorMap *map = nullptr;
     QCPColorScale *scale = nullptr;
     QCPTextElement *title = nullptr;
+    QString fullTitle;                     // as set; the element shows it wrapped to the plot's width
     MaskHatch *hatch = nullptr;
     QCPItemRect *hoverRect = nullptr;
     QSharedPointer<QCPAxisTickerText> rowTicker, colTicker;

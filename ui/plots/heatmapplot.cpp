@@ -4,6 +4,7 @@
 #include "plots/heatmapitems.h"
 #include "plots/heatmaplod.h"
 #include "plots/plotexport.h"
+#include "plots/plottext.h"
 #include "plots/vectorplot.h"
 
 #include <QApplication>
@@ -29,6 +30,8 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     p->installEventFilter(this);
 
     d->title = new QCPTextElement(p, QString(), QFont(font().family(), font().pointSize() + 1, QFont::DemiBold));
+    // The title wraps to the plot's width (plottext::fitTitle), so it must not set the plot's minimum width.
+    d->title->setMinimumSize(QSize(40, 0));
     p->plotLayout()->insertRow(0);
     p->plotLayout()->addElement(0, 0, d->title);
 
@@ -283,13 +286,19 @@ void HeatmapPlot::updateTicks()
 
 void HeatmapPlot::setTitle(const QString &title)
 {
-    d->title->setText(title);
+    d->fullTitle = title;
+    plottext::fitTitle(d->title, title, d->plot->width());
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString HeatmapPlot::title() const
 {
-    return d->title->text();
+    return d->fullTitle;
+}
+
+QStringList HeatmapPlot::clippedTexts() const
+{
+    return plottext::clippedTexts(d->plot);
 }
 
 void HeatmapPlot::setColorMap(ColorMap map)
@@ -320,6 +329,21 @@ void HeatmapPlot::setValueLabel(const QString &label)
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void HeatmapPlot::setColorScaleVisible(bool visible)
+{
+    QCPLayoutGrid *layout = d->plot->plotLayout();
+    const bool shown = layout->hasElement(1, 1) && layout->element(1, 1) == d->scale;
+    if (visible == shown) return;
+    if (visible) {
+        layout->addElement(1, 1, d->scale);
+    } else {
+        layout->take(d->scale);
+        layout->simplify();
+    }
+    d->scale->setVisible(visible);
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void HeatmapPlot::setAxisTitles(const QString &rows, const QString &cols)
 {
     d->plot->yAxis->setLabel(rows);
@@ -330,6 +354,8 @@ void HeatmapPlot::setAxisTitles(const QString &rows, const QString &cols)
 void HeatmapPlot::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
+    // A title wider than the plot wraps instead of being cut off.
+    if (plottext::fitTitle(d->title, d->fullTitle, d->plot->width())) d->plot->replot(QCustomPlot::rpQueuedReplot);
     updateTicks();
 }
 
@@ -361,6 +387,7 @@ void HeatmapPlot::applyPalette()
     d->widestColLabel = -1;   // measured again with the new font
     d->title->setTextColor(fg);
     d->title->setFont(QFont(font().family(), font().pointSize() + 1, QFont::DemiBold));
+    plottext::fitTitle(d->title, d->fullTitle, d->plot->width());   // the font may have grown
     d->hatch->setColor(dark ? QColor(255, 255, 255, 60) : QColor(0, 0, 0, 70));
     d->hoverRect->setPen(QPen(dark ? Qt::white : QColor(QStringLiteral("#d62728")), 2));
     d->map->setGradient(makeGradient(m_colorMap, dark));

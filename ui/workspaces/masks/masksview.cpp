@@ -131,10 +131,26 @@ void MasksView::buildUi()
     padRow->addWidget(padScroll, 1);
     outer->addLayout(padRow);
 
-    // The figure: panels side by side, then the output changes and the proofs.
+    // The figure: the custom mask large enough to edit with the mouse on the left; on the right the panels side by
+    // side, then the output changes and the proofs. Below its minimum size it scrolls.
     m_figure = new QWidget;
-    auto *fig = new QVBoxLayout(m_figure);
-    fig->setContentsMargins(0, 0, 0, 0);
+    auto *figRow = new QHBoxLayout(m_figure);
+    figRow->setContentsMargins(0, 0, 0, 0);
+    m_editorBox = new QWidget;
+    auto *editorLayout = new QVBoxLayout(m_editorBox);
+    editorLayout->setContentsMargins(0, 0, 0, 0);
+    auto *editorNote = new QLabel(tr("Your mask: press on a cell and drag to allow or block a rectangle of cells "
+                                     "(hatched: blocked)."));
+    editorNote->setWordWrap(true);
+    editorLayout->addWidget(editorNote);
+    m_editor = new HeatmapPlot;
+    m_editor->setMinimumSize(300, 300);
+    m_editor->setTitle(tr("custom"));
+    m_editor->plotWidget()->installEventFilter(this);
+    editorLayout->addWidget(m_editor, 1);
+    figRow->addWidget(m_editorBox, 2);
+    auto *fig = new QVBoxLayout;
+    figRow->addLayout(fig, 5);
     m_grid = new QGridLayout;
     m_grid->setSpacing(4);
     fig->addLayout(m_grid, 5);
@@ -168,7 +184,7 @@ void MasksView::buildUi()
     pl->addWidget(m_leakText);
     m_leakPlot = new XYPlot;
     m_leakPlot->setAxisLabels(tr("position i"), tr("max |Δh_i|"));
-    m_leakPlot->setMinimumHeight(200);
+    m_leakPlot->setMinimumHeight(140);
     pl->addWidget(m_leakPlot, 1);
     auto *padProofRow = new QHBoxLayout;
     padProofRow->addWidget(new QLabel(tr("Append")));
@@ -186,7 +202,8 @@ void MasksView::buildUi()
     pl->addWidget(m_padText);
     bottom->addWidget(proofs, 2);
     fig->addLayout(bottom, 3);
-    outer->addWidget(m_figure, 1);
+    m_deltaPlot->setMinimumHeight(160);
+    outer->addWidget(scrollable(m_figure), 1);
 }
 
 QString MasksView::explanation() const
@@ -219,6 +236,7 @@ void MasksView::setColorMap(ColorMap map)
 {
     m_colorMap = map;
     for (HeatmapPlot *p : m_weightPlots) p->setColorMap(map);
+    m_editor->setColorMap(map);
     m_deltaPlot->setColorMap(map);
     m_leakPlot->setColorMap(map);
 }
@@ -270,9 +288,11 @@ void MasksView::rebuildPanels(int count)
     qDeleteAll(notes);
     delete std::exchange(m_baselineNote, nullptr);
     for (int i = 0; i < count; ++i) {
+        // One range for every weights panel, one for every difference map: the last panel of each row shows the scale.
         auto *w = new HeatmapPlot;
         w->setColorMap(m_colorMap);
-        w->setMinimumSize(160, 160);
+        w->setMinimumSize(130, 130);
+        w->setColorScaleVisible(i == count - 1);
         w->plotWidget()->installEventFilter(this);
         m_grid->addWidget(w, 0, i);
         m_weightPlots << w;
@@ -285,7 +305,8 @@ void MasksView::rebuildPanels(int count)
             continue;
         }
         auto *d = new HeatmapPlot;
-        d->setMinimumSize(160, 160);
+        d->setMinimumSize(130, 130);
+        d->setColorScaleVisible(i == count - 1);
         d->setValueLabel(tr("Δ weight"));
         m_grid->addWidget(d, 1, i);
         m_diffPlots << d;
@@ -324,6 +345,7 @@ void MasksView::showSnapshot()
         HeatmapPlot *w = m_weightPlots[int(i)];
         w->setTitle(name);
         w->setToolTip(name == QLatin1String("custom") ? tr("Your own mask: click or drag over cells to allow or block them") : QString());
+        if (name == QLatin1String("custom")) m_editor->setData(data);
         w->setData(std::move(data));
         if (i == 0) {
             m_panelNotes[0]->setText(tr("baseline"));
@@ -348,6 +370,7 @@ void MasksView::showSnapshot()
         m_panelNotes[int(i)]->setText(tr("max |Δ weight| %1\nmax ‖Δ output‖ %2").arg(diffText(h.maxAbsWeightDiff), diffText(h.maxOutputDelta)));
         deltas << XYSeries{name, {}, h.outputDelta, {}};
     }
+    m_editorBox->setVisible(customPanel() >= 0);
     m_deltaPlot->setBars(s.tokens, deltas);
     m_deltaPlot->setTitle(tr("Change in %1's output per token vs the model's own mask").arg(headName(s.request.layer, s.request.head)));
 
@@ -478,41 +501,57 @@ void MasksView::resetCustomMask()
 
 bool MasksView::eventFilter(QObject *watched, QEvent *event)
 {
-    // Mouse over the custom panel edits the mask instead of panning: eaten here, before HeatmapPlot sees it.
-    const int ci = customPanel();
-    if (ci < 0 || ci >= m_weightPlots.size() || watched != m_weightPlots[ci]->plotWidget())
+    // Mouse over the custom mask (the editor or the custom small panel) edits it instead of panning: eaten here,
+    // before HeatmapPlot sees it. Other events pass untouched (they also arrive while panels are being deleted).
+    const QEvent::Type type = event->type();
+    if (type != QEvent::MouseButtonPress && type != QEvent::MouseMove && type != QEvent::MouseButtonRelease)
         return Workspace::eventFilter(watched, event);
-    HeatmapPlot *plot = m_weightPlots[ci];
+    const int ci = customPanel();
+    HeatmapPlot *plot = nullptr;
+    if (watched == m_editor->plotWidget()) plot = m_editor;
+    else if (ci >= 0 && ci < m_weightPlots.size() && watched == m_weightPlots[ci]->plotWidget()) plot = m_weightPlots[ci];
     const int L = m_request.customLength;
+    if (!plot || ci < 0 || L != plot->data().rows) return Workspace::eventFilter(watched, event);
     const auto cellOf = [&](QMouseEvent *e) { return plot->cellAt(plot->plotWidget()->mapTo(plot, e->position())); };
-    const auto paint = [&](HeatmapCell cell) {
+    const auto paintTo = [&](HeatmapCell cell) {
         if (cell.row == m_lastRow && cell.col == m_lastCol) return;
         m_lastRow = cell.row;
         m_lastCol = cell.col;
-        m_request.customAllowed[std::size_t(cell.row * L + cell.col)] = m_paintValue;
-        // Immediate feedback: hatch the cell now; the weights follow from the (debounced) run.
-        HeatmapData data = plot->data();
-        data.masked[std::size_t(cell.row * L + cell.col)] = m_paintValue ? 0 : 1;
-        plot->setData(std::move(data));
+        m_request.customAllowed = m_paintBase;
+        const int r0 = std::min(m_anchorRow, cell.row), r1 = std::max(m_anchorRow, cell.row);
+        const int c0 = std::min(m_anchorCol, cell.col), c1 = std::max(m_anchorCol, cell.col);
+        for (int i = r0; i <= r1; ++i)
+            for (int j = c0; j <= c1; ++j) m_request.customAllowed[std::size_t(i * L + j)] = m_paintValue;
+        // Immediate feedback: blocked cells hatched now, in both views of the mask; the weights follow from the
+        // (debounced) run.
+        for (HeatmapPlot *p : {m_editor, m_weightPlots.value(ci)}) {
+            if (!p || p->data().rows != L) continue;
+            HeatmapData data = p->data();
+            data.masked.resize(std::size_t(L) * std::size_t(L));
+            for (std::size_t k = 0; k < data.masked.size(); ++k) data.masked[k] = m_request.customAllowed[k] ? 0 : 1;
+            p->setData(std::move(data));
+        }
         scheduleRun();
     };
     switch (event->type()) {
     case QEvent::MouseButtonPress: {
         auto *e = static_cast<QMouseEvent *>(event);
-        if (e->button() != Qt::LeftButton || L != plot->data().rows) break;
+        if (e->button() != Qt::LeftButton) break;
         if (auto cell = cellOf(e)) {
             m_painting = true;
-            m_paintValue = m_request.customAllowed[std::size_t(cell->row * L + cell->col)] ? 0 : 1;
+            m_paintBase = m_request.customAllowed;
+            m_anchorRow = cell->row;
+            m_anchorCol = cell->col;
+            m_paintValue = m_paintBase[std::size_t(cell->row * L + cell->col)] ? 0 : 1;
             m_lastRow = m_lastCol = -1;
-            paint(*cell);
+            paintTo(*cell);
             return true;
         }
         break;
     }
     case QEvent::MouseMove: {
-        auto *e = static_cast<QMouseEvent *>(event);
         if (!m_painting) break;
-        if (auto cell = cellOf(e)) paint(*cell);
+        if (auto cell = cellOf(static_cast<QMouseEvent *>(event))) paintTo(*cell);
         return true;
     }
     case QEvent::MouseButtonRelease:

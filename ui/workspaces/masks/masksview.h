@@ -75,6 +75,8 @@ public:
     HeatmapPlot *weightsPanel(int i) const { return m_weightPlots.value(i); }
     HeatmapPlot *differencePanel(int i) const { return m_diffPlots.value(i); }
     int customPanel() const;                   // index of the custom panel, −1 when not shown
+    // The custom mask at a size the mouse can edit (beside the small multiples): drag paints a rectangle of cells.
+    HeatmapPlot *customEditor() const { return m_editor; }
     XYPlot *deltaPlot() const { return m_deltaPlot; }
     XYPlot *leakagePlot() const { return m_leakPlot; }
     QString leakageText() const;
@@ -97,10 +99,14 @@ private:
     MasksRequest m_request;
     std::shared_ptr<const MasksSnapshot> m_snapshot;
     ColorMap m_colorMap = ColorMap::Viridis;
-    // Dragging over the custom panel paints one state (the opposite of the first cell's).
+    // Dragging over the custom mask paints the rectangle from the first cell to the current one with one state
+    // (the opposite of the first cell's); the mask as it was at the press is kept to repaint from.
     bool m_painting = false;
     std::uint8_t m_paintValue = 0;
-    int m_lastRow = -1, m_lastCol = -1;
+    int m_anchorRow = -1, m_anchorCol = -1, m_lastRow = -1, m_lastCol = -1;
+    std::vector<std::uint8_t> m_paintBase;
+    HeatmapPlot *m_editor = nullptr;
+    QWidget *m_editorBox = nullptr;
 
     QComboBox *m_headCombo = nullptr;
     QList<QToolButton *> m_choiceButtons;
