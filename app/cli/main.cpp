@@ -55,7 +55,7 @@ int benchVerb(const QStringList &args)
         {"weights", T::Text, "W", "also return weights: none|one|all heads", "none"},
         {"json", T::Flag, {}, "print one JSON object per line", {}},
         {"dtype", T::Text, "T",
-         "compute type f32|f16|bf16; f16/bf16 run on the CUDA backend only (with f16/bf16 the default backend is cuda)",
+         "compute type f32|f16|bf16: inputs rounded to it, fp32 accumulation, every backend",
          "f32"},
         {"memory", T::Flag, {}, "peak-RSS mode: nothing O(n^2), sampled validation, GEMM ceiling after the peak is read",
          {}},
@@ -94,7 +94,6 @@ int benchVerb(const QStringList &args)
     const auto computeDtype = attn::parseComputeDtype(dtype.toStdString());
     if (!computeDtype) return opts.fail(QStringLiteral("--dtype: unknown compute type '%1' (f32|f16|bf16)").arg(dtype));
     config.dtype = *computeDtype;
-    if (config.dtype != attn::ComputeDtype::F32 && !opts.isSet("backend")) config.backends = {attn::Backend::Cuda};
     const QString weights = opts.value("weights");
     const auto weightsChoice = attn::bench::parseWeightsChoice(weights.toStdString());
     if (!weightsChoice) return opts.fail(QStringLiteral("--weights: unknown value '%1' (none|one|all)").arg(weights));
@@ -225,6 +224,7 @@ constexpr Verb kVerbs[] = {
     {"faithfulness", "attention vs perturbation importance: ERASER, curves, flips, head tests, as JSON", faithfulnessVerb},
     {"figure", "a workspace's figure as PNG, SVG or PDF, drawn headless as the GUI draws it", figureVerb},
     {"info", "a model's summary as JSON on stdout", infoVerb},
+    {"merge", "combine the results files of a sharded --dataset run into one summary", mergeVerb},
     {"run", "one forward pass: attention weights, outputs and settings as JSON", runVerb},
 };
 
@@ -233,6 +233,8 @@ void printUsage(std::FILE *to)
     std::fprintf(to, "Usage: attnscope-cli VERB [options]    (attnscope-cli VERB --help for a verb's options)\n\n"
                      "Verbs:\n");
     for (const Verb &verb : kVerbs) std::fprintf(to, "  %-14s %s\n", verb.name, verb.summary);
+    std::fprintf(to, "\nfaithfulness, run and equivariance also take --dataset F instead of --text: one analysis per example,\n"
+                     "resumable and shardable (attnscope-cli VERB --dataset F --help; docs/datasets.md).\n");
     std::fprintf(to, "\nOptions:\n  -h, --help     this text\n  -v, --version  version and backends\n\n"
                      "Exit status: 0 success, 2 bad arguments, 1 other errors.\n");
 }
@@ -271,6 +273,13 @@ int main(int argc, char **argv)
         if (first != QLatin1String(verb.name)) continue;
         QStringList verbArgs = args.mid(2);
         verbArgs.prepend(QStringLiteral("attnscope-cli %1").arg(first));
+        // With --dataset, faithfulness, run and equivariance run over a whole dataset (verb_dataset.cpp).
+        const bool dataset = std::any_of(verbArgs.begin(), verbArgs.end(), [](const QString &a) {
+            return a == QLatin1String("--dataset") || a.startsWith(QLatin1String("--dataset="));
+        });
+        if (dataset && first == QLatin1String("faithfulness")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Faithfulness);
+        if (dataset && first == QLatin1String("run")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Run);
+        if (dataset && first == QLatin1String("equivariance")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Equivariance);
         return verb.run(verbArgs);
     }
     std::fprintf(stderr, "attnscope-cli: unknown verb '%s' (try --help)\n", qPrintable(first));

@@ -36,6 +36,14 @@ const std::vector<OptionRow> &sharedOptions()
         {"heads", T::Text, "HEADS", "heads whose weights are computed and exported: all, or L.H,L.H,..., "
                                     "layers and heads counted from 0", "all"},
         {"out", T::Text, "F.json", "the JSON file to write, or - for stdout", {}},
+        // Dataset runs (verb_dataset.cpp): faithfulness|run|equivariance --dataset, and merge.
+        {"dataset", T::Text, "F", "run over a dataset instead of one text: F.jsonl, F.csv, F.tsv, or sample (the model "
+                                  "folder's rationales.json); docs/datasets.md", {}},
+        {"columns", T::Text, "MAP", "CSV/TSV: field=column,... for text, text_pair, label, target, target_text, id, "
+                                    "rationale, rationale_tokens", {}},
+        {"shard", T::Text, "i/N", "only the examples with index mod N = i (0 <= i < N)", "0/1"},
+        {"resume", T::Flag, {}, "continue --out: keep its examples, drop a cut-off last line, refuse other settings", {}},
+        {"summary", T::Text, "S.json", "the summary JSON to write (statistics over every example), or - for stdout", {}},
         {"quiet", T::Flag, {}, "print nothing on stderr but errors", {}},
         {"progress", T::Flag, {}, "print progress on stderr even when it is not a terminal (default: only on a terminal)",
          {}},
@@ -101,11 +109,22 @@ std::optional<int> VerbOptions::parse(const QStringList &args)
         std::fputs(qPrintable(text), stdout);
         return kExitOk;
     }
-    if (!m_parser.positionalArguments().isEmpty()) {
+    if (!m_positional && !m_parser.positionalArguments().isEmpty()) {
         printError(m_verb, QStringLiteral("unexpected argument '%1'").arg(m_parser.positionalArguments().first()));
         return kExitBadArguments;
     }
     return std::nullopt;
+}
+
+void VerbOptions::positional(const QString &name, const QString &help, const QString &syntax)
+{
+    m_parser.addPositionalArgument(name, help, syntax);
+    m_positional = true;
+}
+
+QStringList VerbOptions::positionalArguments() const
+{
+    return m_parser.positionalArguments();
 }
 
 const OptionRow *VerbOptions::row(const QString &name) const

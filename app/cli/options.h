@@ -64,6 +64,9 @@ public:
 
     void use(std::initializer_list<OptionUse> shared);   // rows of sharedOptions(), by name
     void add(std::initializer_list<OptionRow> own);      // the verb's own rows
+    // Positional arguments (`merge R-0.jsonl R-1.jsonl`); without this call any positional argument is an error.
+    void positional(const QString &name, const QString &help, const QString &syntax);
+    QStringList positionalArguments() const;
     // Parses `args` (args[0] is "attnscope-cli VERB"): an exit code when the verb should stop now (help printed,
     // or bad arguments reported), nothing when it should go on.
     std::optional<int> parse(const QStringList &args);
@@ -99,6 +102,7 @@ private:
     QCommandLineParser m_parser;
     std::vector<OptionRow> m_rows;
     QString m_error;
+    bool m_positional = false;
 };
 
 } // namespace attncli

@@ -34,20 +34,10 @@ bool parseTarget(const QString &text, attn::FaithfulnessSettings &s)
 
 } // namespace
 
-int faithfulnessVerb(const QStringList &args)
+void addFaithfulnessOptions(VerbOptions &opts)
 {
-    VerbOptions opts(QStringLiteral("faithfulness"), QStringLiteral(
-        "Compare attention-based importance (a head, the last layer's head mean, rollout, flow) with perturbation\n"
-        "importance (leave-one-out by deletion and by key knockout, occlusion), and score every importance with\n"
-        "ERASER comprehensiveness/sufficiency/AOPC, deletion/insertion curves, erasure to a decision flip and the\n"
-        "faithfulness correlation, each beside random orderings; plus per-head permutation, uniform-attention and\n"
-        "ablation tests and the sanity checks (RandomLogit, cascading parameter randomization). Definitions:\n"
-        "reference/faithfulness.md; the target is fixed on the unperturbed pass."));
     using T = OptionType;
-    opts.use({"model", "text"});
     opts.add({
-        {"target", T::Text, "TARGET",
-         "predicted | class:N (classifiers) | position:P (language models: predict after P)", "predicted"},
         {"methods", T::Text, "LIST", "all, or a list of head,head_mean,rollout,flow,loo_deletion,loo_knockout,occlusion",
          "all"},
         {"head", T::Text, "L.H", "the head of the 'head' method, counted from 0 (default: last layer, head 0)", {}},
@@ -66,8 +56,79 @@ int faithfulnessVerb(const QStringList &args)
          "layers, down to every layer; (layers + 1) x (1 + (n + 1) per LOO method) extra passes) | none", "cascade"},
         {"permutations", T::Integer, "N", "attention permutations per head", "100", 1, 100000},
         {"random-seeds", T::Integer, "N", "random orderings for the baselines", "5", 1, 10000},
-        {"seed", T::Integer, "S", "base seed", "42", 0, kNoLimit},
     });
+}
+
+bool readFaithfulnessOptions(VerbOptions &opts, attn::FaithfulnessSettings &s)
+{
+    const QString methods = opts.value("methods");
+    if (methods != QLatin1String("all")) {
+        s.methods.clear();
+        for (const QString &m : methods.split(QLatin1Char(','))) {
+            const auto kind = attn::parseImportanceKind(m.trimmed().toStdString());
+            if (!kind) return opts.reject(QStringLiteral("--methods: %1").arg(QString::fromStdString(kind.status().message())));
+            s.methods.push_back(*kind);
+        }
+    }
+    if (opts.isSet("head")) {
+        const auto heads = attn::parseHeadList(opts.value("head").toStdString());
+        if (!heads || !*heads || (*heads)->size() != 1)
+            return opts.reject(QStringLiteral("--head: '%1' is not one head L.H").arg(opts.value("head")));
+        s.head = (*heads)->front();
+    }
+    const QStringList removals = opts.value("removal").split(QLatin1Char(','));
+    if (removals.size() > 2) return opts.reject(QStringLiteral("--removal: give one or two operators"));
+    for (qsizetype i = 0; i < removals.size(); ++i) {
+        const auto removal = attn::parseRemovalOperator(removals[i].trimmed().toStdString());
+        if (!removal) return opts.reject(QStringLiteral("--removal: %1").arg(QString::fromStdString(removal.status().message())));
+        if (i == 0) s.removal = *removal;
+        else s.secondRemoval = *removal;
+    }
+    if (opts.isSet("baseline")) {
+        const auto b = attn::parseRemovalOperator(opts.value("baseline").toStdString());
+        if (!b || *b == attn::RemovalOperator::Deletion || *b == attn::RemovalOperator::Knockout)
+            return opts.reject(QStringLiteral("--baseline: '%1' is not mask, unk, pad or zero_embedding").arg(opts.value("baseline")));
+        s.occlusionBaseline = *b;
+    }
+    const QString tests = opts.value("tests");
+    if (tests != QLatin1String("all")) {
+        s.permutationTest = s.uniformTest = s.headAblation = s.randomLogitCheck = false;
+        if (tests != QLatin1String("none"))
+            for (const QString &t : tests.split(QLatin1Char(','))) {
+                if (t == QLatin1String("permutation")) s.permutationTest = true;
+                else if (t == QLatin1String("uniform")) s.uniformTest = true;
+                else if (t == QLatin1String("ablation")) s.headAblation = true;
+                else if (t == QLatin1String("random-logit")) s.randomLogitCheck = true;
+                else return opts.reject(QStringLiteral("--tests: '%1' is not permutation, uniform, ablation or random-logit").arg(t));
+            }
+    }
+    const auto randomization = attn::parseRandomizationMode(opts.value("randomization").toStdString());
+    if (!randomization) return opts.reject(QStringLiteral("--randomization: '%1' is not cascade or none").arg(opts.value("randomization")));
+    s.randomization = *randomization;
+    const QString metrics = opts.value("metrics");
+    if (metrics != QLatin1String("all") && metrics != QLatin1String("none"))
+        return opts.reject(QStringLiteral("--metrics: '%1' is not all or none").arg(metrics));
+    s.orderingMetrics = metrics == QLatin1String("all");
+    return opts.read("permutations", s.permutations) && opts.read("random-seeds", s.randomSeeds);
+}
+
+int faithfulnessVerb(const QStringList &args)
+{
+    VerbOptions opts(QStringLiteral("faithfulness"), QStringLiteral(
+        "Compare attention-based importance (a head, the last layer's head mean, rollout, flow) with perturbation\n"
+        "importance (leave-one-out by deletion and by key knockout, occlusion), and score every importance with\n"
+        "ERASER comprehensiveness/sufficiency/AOPC, deletion/insertion curves, erasure to a decision flip and the\n"
+        "faithfulness correlation, each beside random orderings; plus per-head permutation, uniform-attention and\n"
+        "ablation tests and the sanity checks (RandomLogit, cascading parameter randomization). Definitions:\n"
+        "reference/faithfulness.md; the target is fixed on the unperturbed pass."));
+    using T = OptionType;
+    opts.use({"model", "text"});
+    opts.add({
+        {"target", T::Text, "TARGET",
+         "predicted | class:N (classifiers) | position:P (language models: predict after P)", "predicted"},
+    });
+    addFaithfulnessOptions(opts);
+    opts.add({{"seed", T::Integer, "S", "base seed", "42", 0, kNoLimit}});
     opts.use({"backend", "threads"});
     opts.add({{"timing", T::Flag, {},
                "print the forward passes and the wall time to stderr (even with --quiet: it was asked for)", {}}});
@@ -81,56 +142,8 @@ int faithfulnessVerb(const QStringList &args)
     const QString target = opts.value("target");
     if (!parseTarget(target, s))
         return opts.fail(QStringLiteral("--target: '%1' is not predicted, class:N or position:P").arg(target));
-    const QString methods = opts.value("methods");
-    if (methods != QLatin1String("all")) {
-        s.methods.clear();
-        for (const QString &m : methods.split(QLatin1Char(','))) {
-            const auto kind = attn::parseImportanceKind(m.trimmed().toStdString());
-            if (!kind) return opts.fail(QStringLiteral("--methods: %1").arg(QString::fromStdString(kind.status().message())));
-            s.methods.push_back(*kind);
-        }
-    }
-    if (opts.isSet("head")) {
-        const auto heads = attn::parseHeadList(opts.value("head").toStdString());
-        if (!heads || !*heads || (*heads)->size() != 1)
-            return opts.fail(QStringLiteral("--head: '%1' is not one head L.H").arg(opts.value("head")));
-        s.head = (*heads)->front();
-    }
-    const QStringList removals = opts.value("removal").split(QLatin1Char(','));
-    if (removals.size() > 2) return opts.fail(QStringLiteral("--removal: give one or two operators"));
-    for (qsizetype i = 0; i < removals.size(); ++i) {
-        const auto removal = attn::parseRemovalOperator(removals[i].trimmed().toStdString());
-        if (!removal) return opts.fail(QStringLiteral("--removal: %1").arg(QString::fromStdString(removal.status().message())));
-        if (i == 0) s.removal = *removal;
-        else s.secondRemoval = *removal;
-    }
-    if (opts.isSet("baseline")) {
-        const auto b = attn::parseRemovalOperator(opts.value("baseline").toStdString());
-        if (!b || *b == attn::RemovalOperator::Deletion || *b == attn::RemovalOperator::Knockout)
-            return opts.fail(QStringLiteral("--baseline: '%1' is not mask, unk, pad or zero_embedding").arg(opts.value("baseline")));
-        s.occlusionBaseline = *b;
-    }
-    const QString tests = opts.value("tests");
-    if (tests != QLatin1String("all")) {
-        s.permutationTest = s.uniformTest = s.headAblation = s.randomLogitCheck = false;
-        if (tests != QLatin1String("none"))
-            for (const QString &t : tests.split(QLatin1Char(','))) {
-                if (t == QLatin1String("permutation")) s.permutationTest = true;
-                else if (t == QLatin1String("uniform")) s.uniformTest = true;
-                else if (t == QLatin1String("ablation")) s.headAblation = true;
-                else if (t == QLatin1String("random-logit")) s.randomLogitCheck = true;
-                else return opts.fail(QStringLiteral("--tests: '%1' is not permutation, uniform, ablation or random-logit").arg(t));
-            }
-    }
-    const auto randomization = attn::parseRandomizationMode(opts.value("randomization").toStdString());
-    if (!randomization) return opts.fail(QStringLiteral("--randomization: '%1' is not cascade or none").arg(opts.value("randomization")));
-    s.randomization = *randomization;
-    const QString metrics = opts.value("metrics");
-    if (metrics != QLatin1String("all") && metrics != QLatin1String("none"))
-        return opts.fail(QStringLiteral("--metrics: '%1' is not all or none").arg(metrics));
-    s.orderingMetrics = metrics == QLatin1String("all");
-    if (!opts.read("permutations", s.permutations) || !opts.read("random-seeds", s.randomSeeds) ||
-        !opts.read("seed", s.seed) || !opts.read("threads", s.threads) || !opts.readBackend(s.backend))
+    if (!readFaithfulnessOptions(opts, s)) return opts.fail();
+    if (!opts.read("seed", s.seed) || !opts.read("threads", s.threads) || !opts.readBackend(s.backend))
         return opts.fail();
 
     progress(chatter, verb, QStringLiteral("opening %1").arg(opts.value("model")));
