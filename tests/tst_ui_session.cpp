@@ -99,6 +99,7 @@ class TestUiSession : public QObject {
 private slots:
     void initTestCase();
     void roundTrip();
+    void savedStateDoesNotDependOnRuns();
     void savedSessionsMatchTheSchema();
     void malformedSessions_data();
     void malformedSessions();
@@ -159,6 +160,43 @@ void TestUiSession::roundTrip()
     QCOMPARE(runExport(again.subject()->modelSpec(), again.explore()->text()),
              runExport(s.model, s.text));
     again.setColorMap(ColorMap::Viridis);
+}
+
+// A session holds what was chosen, not what a run resolved (Masks' automatic head, its middle token j and the
+// causal start of its custom mask; Compare's default heads): saved before any workspace has run and again after
+// every one has shown its result, it reads the same; opened in a fresh window whose workspaces all run, it saves
+// to the same bytes. (roundTrip saves at whatever moment the runs have reached; this pins both ends.)
+void TestUiSession::savedStateDoesNotDependOnRuns()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    w.explore()->setText(QStringLiteral("one two three one two three"));
+    QVERIFY(QTest::qWaitFor([&] { return w.explore()->snapshot()->text == w.explore()->text() && !w.runner()->isBusy(); }, 20000));
+    const QByteArray before = currentSessionBytes(w);
+    const auto runAll = [](MainWindow &win) {
+        for (Workspace *ws : win.workspaces()) {
+            QVERIFY(win.showWorkspace(win.workspaceKey(ws)));
+            QVERIFY(QTest::qWaitFor([&] { return !ws->hasPendingRun() && !ws->runner()->isBusy(); }, 60000));
+            QVERIFY2(ws->errorText().isEmpty(), qPrintable(ws->errorText()));
+        }
+        QVERIFY(win.showWorkspace(QStringLiteral("explore")));
+    };
+    runAll(w);
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(QString::fromUtf8(currentSessionBytes(w)), QString::fromUtf8(before));
+
+    const QString path = m_dir.filePath(QStringLiteral("runs.attnscope.json"));
+    QString error;
+    QVERIFY2(w.saveSessionFile(path, &error), qPrintable(error));
+    MainWindow again;
+    again.show();
+    QVERIFY(waitForModel(again, ExploreView::defaultModelSpec()));
+    QVERIFY2(again.openSessionFile(path, &error), qPrintable(error));
+    QVERIFY(QTest::qWaitFor([&] { return again.explore()->snapshot()->text == w.explore()->text() && !again.runner()->isBusy(); }, 20000));
+    runAll(again);
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(QString::fromUtf8(currentSessionBytes(again)), QString::fromUtf8(before));
 }
 
 void TestUiSession::savedSessionsMatchTheSchema()

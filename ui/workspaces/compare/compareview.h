@@ -15,7 +15,7 @@
 // Session state, every field optional:
 //   mode                "texts" | "heads" | "settings"
 //   text_b              string (the second text)
-//   head_a, head_b      "L.H" from 0
+//   head_a, head_b      "L.H" from 0; absent (and not saved until chosen): the first head against the model's last
 //   settings_a, settings_b   a SPEC as above
 
 #include "workspaces/compare/comparerun.h"

@@ -57,10 +57,15 @@ bool CompareView::restoreSessionState(const QJsonObject &state, QString *error)
     r.mode = *compareModeFromName(mode);
     r.settingsA = *a;
     r.settingsB = *b;
+    // No heads in the state: the defaults for the model (whatever this window showed before), so that opening a
+    // session gives the same view in any window.
     const bool headsGiven = state.contains(QStringLiteral("head_a")) || state.contains(QStringLiteral("head_b"));
-    if (headsGiven) m_defaultHeads = false;
-    else if (m_defaultHeads) r.headB = {kDefaultHead, kDefaultHead};
+    if (!headsGiven) {
+        r.headA = {0, 0};
+        r.headB = {kDefaultHead, kDefaultHead};
+    }
     m_request = r;
+    m_defaultHeads = !headsGiven;
     syncControls();
     refreshExplanation();
     rerun();

@@ -63,6 +63,7 @@ MasksView::MasksView(Subject *subject, QWidget *parent)
 void MasksView::onModelChanged()
 {
     m_request.autoHead = true;   // a new model: find a head where the masks differ
+    m_headChosen = false;
     scheduleRun();
 }
 
@@ -267,6 +268,7 @@ bool MasksView::onResult(const SnapshotPtr &snapshot)
     }
     if (m_request.perturb < 0 || m_request.perturb >= L) m_request.perturb = m_snapshot->request.perturb;
     if (!m_snapshot->customAllowed.empty() && m_request.customLength != L) {
+        m_customEdited = false;   // another length: started again as causal
         m_request.customLength = L;
         m_request.customAllowed = m_snapshot->customAllowed;
     }
@@ -454,6 +456,7 @@ void MasksView::selectHead(int layer, int head)
     m_request.layer = layer;
     m_request.head = head;
     m_request.autoHead = false;
+    m_headChosen = true;
     rerun();
 }
 
@@ -466,6 +469,7 @@ void MasksView::setChoices(const std::vector<MaskChoice> &choices)
 void MasksView::setPerturbedToken(int j)
 {
     m_request.perturb = j;
+    m_perturbChosen = true;
     scheduleRun();
 }
 
@@ -489,6 +493,7 @@ void MasksView::toggleCustomCell(int row, int col)
     if (row < 0 || col < 0 || row >= L || col >= L) return;
     std::uint8_t &cell = m_request.customAllowed[std::size_t(row * L + col)];
     cell = cell ? 0 : 1;
+    m_customEdited = true;
     scheduleRun();
 }
 
@@ -496,6 +501,7 @@ void MasksView::resetCustomMask()
 {
     m_request.customLength = 0;   // the job starts it as causal again
     m_request.customAllowed.clear();
+    m_customEdited = false;
     rerun();
 }
 
@@ -531,6 +537,7 @@ bool MasksView::eventFilter(QObject *watched, QEvent *event)
             for (std::size_t k = 0; k < data.masked.size(); ++k) data.masked[k] = m_request.customAllowed[k] ? 0 : 1;
             p->setData(std::move(data));
         }
+        m_customEdited = true;
         scheduleRun();
     };
     switch (event->type()) {

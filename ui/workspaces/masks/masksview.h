@@ -14,6 +14,9 @@
 // counted from 0, as in `run --heads L.H`.
 //
 // Session state (sessionState/restoreSessionState), every field optional:
+// Fields left out are automatic (and a session saves only what was chosen): layer/head absent picks the head where
+// the masks differ most, perturb absent the middle token, padding absent two default keys, custom absent a mask
+// that starts as causal; masks, window, replacement and pads absent keep their current values.
 //   layer, head         integers from 0 (a head outside the model is clamped when the model is known)
 //   masks               array of "bidirectional", "causal", "padding", "window", "custom" (the baseline always shows)
 //   window              integer 0..4096
@@ -101,6 +104,12 @@ private:
     ColorMap m_colorMap = ColorMap::Viridis;
     // Dragging over the custom mask paints the rectangle from the first cell to the current one with one state
     // (the opposite of the first cell's); the mask as it was at the press is kept to repaint from.
+    // What the user (or a session, lesson or view) chose, as opposed to what a run resolved: the session saves only
+    // these, so a session saved before or after a result reads the same (the automatic head, the middle token j
+    // and the causal start of the custom mask are resolved again by the next run).
+    bool m_headChosen = false;
+    bool m_perturbChosen = false;
+    bool m_customEdited = false;
     bool m_painting = false;
     std::uint8_t m_paintValue = 0;
     int m_anchorRow = -1, m_anchorCol = -1, m_lastRow = -1, m_lastCol = -1;

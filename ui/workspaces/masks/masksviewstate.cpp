@@ -33,25 +33,27 @@ QString MasksView::figureCaption() const
 
 QJsonObject MasksView::sessionState() const
 {
+    // Only what was chosen (see m_headChosen): what a run resolved is left out and resolved again after opening.
     QJsonArray masks, padding, allowed;
     for (MaskChoice c : m_request.choices) masks << maskChoiceName(c);
-    const bool defaultPadding = m_request.paddingDefault && m_snapshot;
-    for (int p : defaultPadding ? m_snapshot->request.padding : m_request.padding) padding << p;
-    const int L = m_request.customLength;
+    for (int p : m_request.padding) padding << p;
+    const int L = m_customEdited ? m_request.customLength : 0;
     for (int i = 0; i < L; ++i) {
         QString row(L, QLatin1Char('0'));
         for (int j = 0; j < L; ++j)
             if (m_request.customAllowed[std::size_t(i * L + j)]) row[j] = QLatin1Char('1');
         allowed << row;
     }
-    QJsonObject state{{QStringLiteral("layer"), m_request.layer},
-                      {QStringLiteral("head"), m_request.head},
-                      {QStringLiteral("masks"), masks},
+    QJsonObject state{{QStringLiteral("masks"), masks},
                       {QStringLiteral("window"), m_request.window},
-                      {QStringLiteral("padding"), padding},
-                      {QStringLiteral("perturb"), m_request.perturb},
                       {QStringLiteral("replacement"), m_request.replacement},
                       {QStringLiteral("pads"), m_request.pads}};
+    if (m_headChosen) {
+        state.insert(QStringLiteral("layer"), m_request.layer);
+        state.insert(QStringLiteral("head"), m_request.head);
+    }
+    if (!m_request.paddingDefault) state.insert(QStringLiteral("padding"), padding);
+    if (m_perturbChosen) state.insert(QStringLiteral("perturb"), m_request.perturb);
     if (L > 0) state.insert(QStringLiteral("custom"), QJsonObject{{QStringLiteral("length"), L}, {QStringLiteral("allowed"), allowed}});
     return state;
 }
@@ -64,7 +66,7 @@ bool MasksView::restoreSessionState(const QJsonObject &state, QString *error)
     in.integer(QStringLiteral("layer"), 0, 4095, r.layer)
         .integer(QStringLiteral("head"), 0, 4095, r.head)
         .integer(QStringLiteral("window"), 0, 4096, r.window)
-        .integer(QStringLiteral("perturb"), -1, 1 << 20, r.perturb)   // -1: the middle token
+        .integer(QStringLiteral("perturb"), -1, 1 << 20, r.perturb)   // -1 or absent: the middle token
         .integer(QStringLiteral("replacement"), -1, 1 << 24, r.replacement)
         .integer(QStringLiteral("pads"), 1, 64, r.pads);
     if (!in.ok(error)) return false;
@@ -78,7 +80,10 @@ bool MasksView::restoreSessionState(const QJsonObject &state, QString *error)
             if (std::find(r.choices.begin(), r.choices.end(), *c) == r.choices.end()) r.choices.push_back(*c);
         }
     }
-    if (state.contains(QStringLiteral("padding"))) {
+    if (!state.contains(QStringLiteral("padding"))) {
+        r.paddingDefault = true;
+        r.padding.clear();
+    } else {
         const QJsonValue v = state.value(QStringLiteral("padding"));
         if (!v.isArray()) return failWith(error, tr("padding: expected an array of token positions"));
         r.padding.clear();
@@ -92,7 +97,11 @@ bool MasksView::restoreSessionState(const QJsonObject &state, QString *error)
         std::sort(r.padding.begin(), r.padding.end());
         r.padding.erase(std::unique(r.padding.begin(), r.padding.end()), r.padding.end());
     }
-    if (state.contains(QStringLiteral("custom"))) {
+    const bool customGiven = state.contains(QStringLiteral("custom"));
+    if (!customGiven) {
+        r.customLength = 0;   // the next run starts it as causal
+        r.customAllowed.clear();
+    } else {
         const QJsonValue v = state.value(QStringLiteral("custom"));
         if (!v.isObject()) return failWith(error, tr("custom: expected an object with length and allowed"));
         const QJsonObject c = v.toObject();
@@ -115,8 +124,14 @@ bool MasksView::restoreSessionState(const QJsonObject &state, QString *error)
             }
         }
     }
-    if (state.contains(QStringLiteral("layer")) || state.contains(QStringLiteral("head"))) r.autoHead = false;
+    const bool headGiven = state.contains(QStringLiteral("layer")) || state.contains(QStringLiteral("head"));
+    r.autoHead = !headGiven;
+    const bool perturbGiven = state.contains(QStringLiteral("perturb"));
+    if (!perturbGiven) r.perturb = -1;
     m_request = r;
+    m_headChosen = headGiven;
+    m_perturbChosen = perturbGiven && r.perturb >= 0;
+    m_customEdited = customGiven;
     rerun();
     return true;
 }
