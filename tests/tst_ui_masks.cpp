@@ -6,8 +6,8 @@
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
-#include "subject.h"
-#include "views/masksview.h"
+#include "kit/subject.h"
+#include "workspaces/masks/masksview.h"
 
 #include <attnscope/maskeffects.h>
 #include <attnscope/reference.h>
@@ -39,6 +39,7 @@ private:
     // Edits re-run after a short debounce: let it fire, then wait for the run.
     void wait(MasksView &view)
     {
+        view.show();   // a hidden workspace waits with its runs until it is shown
         QTest::qWait(200);
         QVERIFY(view.runner()->waitForIdle(60000));
         QVERIFY(view.snapshot());
@@ -107,7 +108,7 @@ void TestUiMasks::panelsMatchReference()
         }
     QCOMPARE(view.weightsPanel(0)->title(), QStringLiteral("model's own: causal"));
     QVERIFY(!view.figureCaption().isEmpty());
-    QVERIFY(view.figureCaption().contains(QStringLiteral("layer %1 head %2").arg(layer + 1).arg(head + 1)));
+    QVERIFY(view.figureCaption().contains(QStringLiteral("L%1 H%2").arg(layer).arg(head)));
 }
 
 void TestUiMasks::differenceMapsAreDifferences()
@@ -200,6 +201,31 @@ void TestUiMasks::editorTogglesCustomCells()
     for (int j = 6; j <= 8; ++j) QCOMPARE(int(view.request().customAllowed[std::size_t(5 * L + j)]), 1);
     QCOMPARE(int(view.request().customAllowed[std::size_t(5 * L + 9)]), 0);
     QCOMPARE(int(view.weightsPanel(view.customPanel())->data().masked[std::size_t(5 * L + 8)]), 0);
+
+    // On the large editor a drag paints the rectangle from the pressed cell to the current one; moving back
+    // shrinks it again (the cells it leaves return to what they were at the press). Rows 6..8 × keys 7..9 are
+    // future keys (blocked in causal), so the rectangle is allowed; the editor and the small panel both show it.
+    HeatmapPlot *editor = view.customEditor();
+    QVERIFY(editor->isVisible());
+    QCOMPARE(editor->data().rows, L);
+    QVERIFY(L >= 11);
+    const auto editorPoint = [editor](int r, int c) {
+        return editor->plotWidget()->mapFrom(editor, editor->cellCenter(r, c).toPoint());
+    };
+    QTest::mousePress(editor->plotWidget(), Qt::LeftButton, {}, editorPoint(6, 7));
+    QTest::mouseMove(editor->plotWidget(), editorPoint(8, L - 1));
+    QTest::mouseMove(editor->plotWidget(), editorPoint(8, 9));
+    QTest::mouseRelease(editor->plotWidget(), Qt::LeftButton, {}, editorPoint(8, 9));
+    wait(view);
+    for (int i = 6; i <= 8; ++i) {
+        for (int j = 0; j < L; ++j) {
+            const int expected = (j >= 7 && j <= 9) || j <= i ? 1 : 0;
+            const int got = view.request().customAllowed[std::size_t(i * L + j)];
+            QVERIFY2(got == expected, qPrintable(QStringLiteral("cell %1,%2: %3").arg(i).arg(j).arg(got)));
+            QCOMPARE(int(editor->data().masked[std::size_t(i * L + j)]), 1 - expected);
+            QCOMPARE(int(view.weightsPanel(ci)->data().masked[std::size_t(i * L + j)]), 1 - expected);
+        }
+    }
 
     view.resetCustomMask();
     wait(view);

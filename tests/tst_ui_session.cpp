@@ -5,13 +5,16 @@
 // the field while the window keeps its state; a failed save leaves the old file intact.
 
 #include "jsonschema.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
+#include "kit/workspace.h"
+#include "plots/heatmapplot.h"
 #include "session/session.h"
-#include "subject.h"
-#include "views/exploreview.h"
+#include "kit/subject.h"
+#include "workspaces/explore/exploreview.h"
 
 #include <attnscope/export.h>
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QMimeData>
 #include <QProcess>
@@ -19,6 +22,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <functional>
 
 #include <unistd.h>
 
@@ -62,6 +67,30 @@ QByteArray readAll(const QString &path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+// Where two saved sessions differ ("workspaces.masks.head: 3 vs 1"); empty when they are the same.
+QString sessionDifference(const QByteArray &a, const QByteArray &b)
+{
+    QStringList out;
+    const std::function<void(const QString &, const QJsonValue &, const QJsonValue &)> walk =
+        [&](const QString &at, const QJsonValue &x, const QJsonValue &y) {
+            if (x.isObject() && y.isObject()) {
+                const QJsonObject ox = x.toObject(), oy = y.toObject();
+                QStringList keys = ox.keys() + oy.keys();
+                keys.removeDuplicates();
+                for (const QString &k : keys) walk(at.isEmpty() ? k : at + QLatin1Char('.') + k, ox.value(k), oy.value(k));
+            } else if (x != y) {
+                const auto text = [](const QJsonValue &v) {
+                    return v.isUndefined() ? QStringLiteral("(absent)")
+                                           : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact));
+                };
+                out << QStringLiteral("%1: %2 vs %3").arg(at, text(x), text(y));
+            }
+        };
+    walk(QString(), QJsonDocument::fromJson(a).object(), QJsonDocument::fromJson(b).object());
+    if (out.isEmpty() && a != b) out << QStringLiteral("same values, different bytes");
+    return out.join(QLatin1Char('\n'));
+}
+
 void writeAll(const QString &path, const QByteArray &bytes)
 {
     QFile f(path);
@@ -73,6 +102,23 @@ const QByteArray kGood = R"({"format": "attnscope-session", "version": 1, "model
   "text": "a b c", "settings": {"backend": "auto", "color_map": "viridis", "theme": "light"},
   "current_workspace": "explore", "workspaces": {"explore": {"tab": "head", "layer": 0, "head": 1, "raw": false}}})";
 
+// A session as AttnScope wrote it before the numbering became 0-based on screen too (version 1, commit f10a7dc).
+// Its fields counted from 0 already, so it opens as it is: the same heads, now named as they are stored.
+const QByteArray kVersion1 = R"({
+    "current_workspace": "pipeline",
+    "format": "attnscope-session",
+    "model": "sample:induction-gpt2",
+    "settings": {"backend": "auto", "color_map": "viridis", "theme": "light"},
+    "text": "bo he so ve bo he so ve",
+    "version": 1,
+    "workspaces": {
+        "compare": {"head_a": "0.3", "head_b": "1.2", "mode": "heads", "settings_a": "model", "settings_b": "bidirectional", "text_b": ""},
+        "explore": {"head": 2, "layer": 1, "raw": false, "tab": "head"},
+        "pipeline": {"head": 3, "layer": 0, "mask": "model", "positional": "model", "scale": true, "stage": "softmax",
+                     "temperature": 1, "window": 2}
+    }
+})";
+
 } // namespace
 
 class TestUiSession : public QObject {
@@ -80,12 +126,14 @@ class TestUiSession : public QObject {
 private slots:
     void initTestCase();
     void roundTrip();
+    void savedStateDoesNotDependOnRuns();
     void savedSessionsMatchTheSchema();
     void malformedSessions_data();
     void malformedSessions();
     void failedSaveKeepsTheOldFile();
     void lessonStateOpensAWorkspace();
     void droppingASessionFileOpensIt();
+    void versionOneSessionOpens();
 
 private:
     QTemporaryDir m_dir;
@@ -130,7 +178,7 @@ void TestUiSession::roundTrip()
                                          && !again.runner()->isBusy(); }, 20000));
     QCOMPARE(again.colorMap(), ColorMap::Cividis);
     QVERIFY2(again.saveSessionFile(second, &error), qPrintable(error));
-    QCOMPARE(readAll(second), readAll(first));
+    QVERIFY2(readAll(second) == readAll(first), qPrintable(sessionDifference(readAll(first), readAll(second))));
     const Session s = *loadSession(second, nullptr);
     QCOMPARE(s.workspaces.value(QStringLiteral("explore")).toObject().value(QStringLiteral("layer")).toInt(), 1);
     QCOMPARE(s.workspaces.value(QStringLiteral("explore")).toObject().value(QStringLiteral("tab")).toString(),
@@ -139,6 +187,43 @@ void TestUiSession::roundTrip()
     QCOMPARE(runExport(again.subject()->modelSpec(), again.explore()->text()),
              runExport(s.model, s.text));
     again.setColorMap(ColorMap::Viridis);
+}
+
+// A session holds what was chosen, not what a run resolved (Masks' automatic head, its middle token j and the
+// causal start of its custom mask; Compare's default heads): saved before any workspace has run and again after
+// every one has shown its result, it reads the same; opened in a fresh window whose workspaces all run, it saves
+// to the same bytes. (roundTrip saves at whatever moment the runs have reached; this pins both ends.)
+void TestUiSession::savedStateDoesNotDependOnRuns()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    w.explore()->setText(QStringLiteral("one two three one two three"));
+    QVERIFY(QTest::qWaitFor([&] { return w.explore()->snapshot()->text == w.explore()->text() && !w.runner()->isBusy(); }, 20000));
+    const QByteArray before = currentSessionBytes(w);
+    const auto runAll = [](MainWindow &win) {
+        for (Workspace *ws : win.workspaces()) {
+            QVERIFY(win.showWorkspace(win.workspaceKey(ws)));
+            QVERIFY(QTest::qWaitFor([&] { return !ws->hasPendingRun() && !ws->runner()->isBusy(); }, 60000));
+            QVERIFY2(ws->errorText().isEmpty(), qPrintable(ws->errorText()));
+        }
+        QVERIFY(win.showWorkspace(QStringLiteral("explore")));
+    };
+    runAll(w);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(currentSessionBytes(w) == before, qPrintable(sessionDifference(before, currentSessionBytes(w))));
+
+    const QString path = m_dir.filePath(QStringLiteral("runs.attnscope.json"));
+    QString error;
+    QVERIFY2(w.saveSessionFile(path, &error), qPrintable(error));
+    MainWindow again;
+    again.show();
+    QVERIFY(waitForModel(again, ExploreView::defaultModelSpec()));
+    QVERIFY2(again.openSessionFile(path, &error), qPrintable(error));
+    QVERIFY(QTest::qWaitFor([&] { return again.explore()->snapshot()->text == w.explore()->text() && !again.runner()->isBusy(); }, 20000));
+    runAll(again);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(currentSessionBytes(again) == before, qPrintable(sessionDifference(before, currentSessionBytes(again))));
 }
 
 void TestUiSession::savedSessionsMatchTheSchema()
@@ -275,6 +360,30 @@ void TestUiSession::droppingASessionFileOpensIt()
     QCoreApplication::sendEvent(&w, &drop);
     QCOMPARE(w.explore()->text(), s.text);
     QCOMPARE(w.sessionPath(), path);
+}
+
+void TestUiSession::versionOneSessionOpens()
+{
+    const QString path = m_dir.filePath(QStringLiteral("v1.attnscope.json"));
+    writeAll(path, kVersion1);
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    QString error;
+    QVERIFY2(w.openSessionFile(path, &error), qPrintable(error));
+    QVERIFY(QTest::qWaitFor([&] {
+        return w.explore()->snapshot() && w.explore()->snapshot()->text == QStringLiteral("bo he so ve bo he so ve") &&
+               !w.runner()->isBusy();
+    }, 30000));
+    // Explore's layer 1, head 2 is titled L1 H2; the Pipeline shows L0 H3, as stored.
+    QVERIFY2(w.explore()->headPlot()->title().startsWith(QStringLiteral("L1 H2 ")), qPrintable(w.explore()->headPlot()->title()));
+    Workspace *pipeline = w.findWorkspace(QStringLiteral("pipeline"));
+    QVERIFY(pipeline && w.currentWorkspace() == pipeline);
+    QVERIFY(pipeline->runner()->waitForIdle(30000));
+    QVERIFY2(pipeline->figureCaption().contains(QStringLiteral("L0 H3")), qPrintable(pipeline->figureCaption()));
+    const QJsonObject compare = w.currentSession().workspaces.value(QStringLiteral("compare")).toObject();
+    QCOMPARE(compare.value(QStringLiteral("head_a")).toString(), QStringLiteral("0.3"));
+    QCOMPARE(compare.value(QStringLiteral("head_b")).toString(), QStringLiteral("1.2"));
 }
 
 QTEST_MAIN(TestUiSession)

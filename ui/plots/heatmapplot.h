@@ -56,6 +56,9 @@ public:
 
     void setTitle(const QString &title);
     QString title() const;
+    // Texts drawn in the plot that do not fit (a title line wider than the plot, an axis label longer than its
+    // axis); empty when everything is readable. Titles wrap by themselves; the layout tests check the rest.
+    QStringList clippedTexts() const;
     void setColorMap(ColorMap map);
     ColorMap colorMap() const { return m_colorMap; }
     void setValueRange(double lower, double upper);       // colour scale range (default [0, 1])
@@ -64,6 +67,8 @@ public:
     void setDivergingRange(double maxAbs);
     void setValueLabel(const QString &label);             // colour scale label ("attention weight")
     void setAxisTitles(const QString &rows, const QString &cols);
+    // Small multiples that share one range show the scale once (on the last panel); the others hide theirs.
+    void setColorScaleVisible(bool visible);
 
     // Zooms to a block of cells, inclusive (what the mouse wheel and drag do; double-click shows all again).
     void showCells(int firstRow, int lastRow, int firstCol, int lastCol);

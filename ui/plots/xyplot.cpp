@@ -2,6 +2,7 @@
 #include "plots/xyplot.h"
 
 #include "plots/plotexport.h"
+#include "plots/plottext.h"
 
 #include <qcustomplot.h>
 
@@ -52,6 +53,7 @@ std::optional<std::pair<double, double>> leastSquares(const std::vector<double> 
 struct XYPlot::Private {
     QCustomPlot *plot = nullptr;
     QCPTextElement *title = nullptr;
+    QString fullTitle;                     // as set; the element shows it wrapped to the plot's width
     QList<QCPAbstractPlottable *> plottables;   // one per series, in series order
     QCPGraph *fitGraph = nullptr;
     std::optional<XYPoint> hover;
@@ -67,6 +69,8 @@ XYPlot::XYPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>()
     d->plot->setMouseTracking(true);
     d->plot->installEventFilter(this);
     d->title = new QCPTextElement(d->plot, QString(), QFont(font().family(), font().pointSize() + 1, QFont::DemiBold));
+    // The title wraps to the plot's width (plottext::fitTitle), so it must not set the plot's minimum width.
+    d->title->setMinimumSize(QSize(40, 0));
     d->plot->plotLayout()->insertRow(0);
     d->plot->plotLayout()->addElement(0, 0, d->title);
     // The legend goes in a row of its own between the title and the axes, laid out horizontally, so it never
@@ -137,13 +141,32 @@ void XYPlot::clear()
 
 void XYPlot::setTitle(const QString &title)
 {
-    d->title->setText(title);
+    d->fullTitle = title;
+    plottext::fitTitle(d->title, title, d->plot->width());
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString XYPlot::title() const
 {
-    return d->title->text();
+    return d->fullTitle;
+}
+
+QStringList XYPlot::clippedTexts() const
+{
+    return plottext::clippedTexts(d->plot);
+}
+
+QRect XYPlot::plotArea() const
+{
+    const QRect r = d->plot->axisRect()->rect();
+    return QRect(d->plot->mapTo(this, r.topLeft()), r.size());
+}
+
+void XYPlot::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    // A title wider than the plot wraps instead of being cut off.
+    if (plottext::fitTitle(d->title, d->fullTitle, d->plot->width())) d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void XYPlot::setAxisLabels(const QString &x, const QString &y)
@@ -408,6 +431,7 @@ void XYPlot::applyPalette()
     p->legend->setBorderPen(Qt::NoPen);
     p->legend->setFont(font());
     d->title->setTextColor(fg);
+    plottext::fitTitle(d->title, d->fullTitle, d->plot->width());   // the font may have grown
     rebuild();
 }
 

@@ -11,6 +11,7 @@
 #include <QSize>
 #include <QString>
 #include <QStringList>
+#include <QRect>
 #include <QWidget>
 
 #include <memory>
@@ -59,6 +60,9 @@ public:
 
     void setTitle(const QString &title);
     QString title() const;
+    // Texts drawn in the plot that do not fit (see HeatmapPlot::clippedTexts).
+    QStringList clippedTexts() const;
+    QRect plotArea() const;                               // the axes' area in widget coordinates
     void setAxisLabels(const QString &x, const QString &y);
     // Fixes the value axis (y) range; without it the range follows the data (bars always include 0).
     void setYRange(double lower, double upper);
@@ -85,6 +89,7 @@ signals:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:

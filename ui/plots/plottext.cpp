@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plots/plottext.h"
+
+#include <qcustomplot.h>
+
+#include <QFontMetrics>
+
+namespace attnui::plottext {
+
+QString wrap(const QString &text, const QFont &font, int width)
+{
+    const QFontMetrics fm(font);
+    if (width <= 0 || fm.horizontalAdvance(text) <= width) return text;
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && fm.horizontalAdvance(candidate) > width) {
+            lines << line;
+            line = word;
+        } else {
+            line = candidate;
+        }
+    }
+    if (!line.isEmpty()) lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
+
+bool fitTitle(QCPTextElement *title, const QString &full, int width)
+{
+    const QString shown = wrap(full, title->font(), width - 8);
+    if (shown == title->text()) return false;
+    title->setText(shown);
+    return true;
+}
+
+QStringList clippedTexts(QCustomPlot *plot)
+{
+    QStringList out;
+    const auto tooLong = [](const QString &text, const QFont &font, int room) {
+        const QFontMetrics fm(font);
+        for (const QString &line : text.split(QLatin1Char('\n')))
+            if (fm.horizontalAdvance(line) > room) return true;
+        return false;
+    };
+    for (QCPLayoutElement *e : plot->plotLayout()->elements(true)) {
+        if (auto *t = qobject_cast<QCPTextElement *>(e)) {
+            if (!t->text().isEmpty() && tooLong(t->text(), t->font(), plot->width())) out << t->text();
+        } else if (auto *r = qobject_cast<QCPAxisRect *>(e)) {
+            for (QCPAxis *axis : r->axes()) {
+                if (!axis->visible() || axis->label().isEmpty()) continue;
+                const int room = axis->orientation() == Qt::Horizontal ? r->width() : r->height();
+                if (tooLong(axis->label(), axis->labelFont(), room)) out << axis->label();
+            }
+        } else if (auto *s = qobject_cast<QCPColorScale *>(e)) {
+            QCPAxis *axis = s->axis();
+            if (!axis->label().isEmpty() && tooLong(axis->label(), axis->labelFont(), s->rect().height()))
+                out << axis->label();
+        }
+    }
+    return out;
+}
+
+} // namespace attnui::plottext

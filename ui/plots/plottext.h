@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Text inside a QCustomPlot that must never be clipped: titles wrap to the plot's width (at spaces), and the
+// layout tests ask which texts still do not fit. Shared by the plot wrappers in plots/; only their .cpp files
+// include it (it names QCustomPlot).
+
+#include <QString>
+#include <QStringList>
+
+class QCPTextElement;
+class QCustomPlot;
+class QFont;
+
+namespace attnui::plottext {
+
+// Breaks `text` at spaces so that no line is wider than `width` pixels in `font` (a word longer than a line stays
+// whole on its own line).
+QString wrap(const QString &text, const QFont &font, int width);
+// Sets `title` to `full` wrapped to `width`; true when the shown text changed (the layout needs a replot).
+bool fitTitle(QCPTextElement *title, const QString &full, int width);
+// The texts of `plot` that do not fit where they are drawn: a title line wider than the plot, an axis label
+// longer than its axis.
+QStringList clippedTexts(QCustomPlot *plot);
+
+} // namespace attnui::plottext
