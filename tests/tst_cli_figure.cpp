@@ -7,10 +7,10 @@
 
 #include "export/figureexport.h"
 #include "runner/enginerunner.h"
-#include "subject.h"
-#include "views/exploreview.h"
-#include "workspace.h"
-#include "workspaces.h"
+#include "kit/subject.h"
+#include "workspaces/explore/exploreview.h"
+#include "kit/workspace.h"
+#include "kit/workspaces.h"
 
 #include <attnscope/textmodel.h>
 

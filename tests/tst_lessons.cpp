@@ -6,10 +6,10 @@
 #include "lessons/lessonpanel.h"
 #include "lessons/lessons.h"
 #include "runner/enginerunner.h"
-#include "subject.h"
+#include "kit/subject.h"
 #include "uitestsupport.h"
-#include "workspace.h"
-#include "workspaces.h"
+#include "kit/workspace.h"
+#include "kit/workspaces.h"
 
 #include <attnscope/textmodel.h>
 
@@ -83,12 +83,12 @@ void TestLessons::bundledLesson()
     }
     QVERIFY2(target->restoreSessionState(lesson.state, &error), qPrintable(error));
     target->runner()->waitForIdle();
-    // The state counts from 0; the workspace's layer and head boxes, where it has them, show the same head from 1.
+    // The state counts from 0, and so do the workspace's layer and head boxes, where it has them.
     for (const QString key : {QStringLiteral("layer"), QStringLiteral("head")}) {
         if (!lesson.state.value(key).isDouble()) continue;
         const QString prefix = key + QLatin1Char(' ');
         if (const QSpinBox *spin = test::spinBoxWithPrefix(target, prefix))
-            QCOMPARE(spin->text(), prefix + QString::number(lesson.state.value(key).toInt() + 1));
+            QCOMPARE(spin->text(), prefix + QString::number(lesson.state.value(key).toInt()));
     }
     qDeleteAll(all);
 }
@@ -167,8 +167,8 @@ void TestLessons::panelAndMenu()
     QVERIFY(panel->errorText().contains(QStringLiteral("nonexistent")));
 }
 
-// A lesson's state is machine data and counts from 0, like a session file; its prose uses the names the GUI shows,
-// counting from 1. The scaling lesson names its head in words: state layer 1, head 0 is "layer 2, head 1".
+// A lesson's state counts from 0, like a session file, and so does its prose, with the names the GUI shows: the
+// scaling lesson's state layer 1, head 0 is "L1 H0" in its text, and no 1-based "layer 2, head 1" is left.
 void TestLessons::proseNamesHeadsAsShown()
 {
     Lesson lesson;
@@ -177,8 +177,8 @@ void TestLessons::proseNamesHeadsAsShown()
     QCOMPARE(lesson.state.value(QStringLiteral("layer")).toInt(), 1);
     QCOMPARE(lesson.state.value(QStringLiteral("head")).toInt(), 0);
     const QString prose = (lesson.explanation + lesson.trySteps).join(QLatin1Char('\n'));
-    QVERIFY2(prose.contains(QStringLiteral("layer 2, head 1")), qPrintable(prose));
-    QVERIFY2(!prose.contains(QStringLiteral("layer 0")), qPrintable(prose));   // the sample model has layers 1 and 2
+    QVERIFY2(prose.contains(QStringLiteral("L1 H0")), qPrintable(prose));
+    QVERIFY2(!prose.contains(QStringLiteral("layer 2")), qPrintable(prose));   // the sample model has layers 0 and 1
 }
 
 QTEST_MAIN(TestLessons)

@@ -5,11 +5,11 @@
 // are rejected by name; headless views switch the head.
 
 #include "plots/heatmapplot.h"
-#include "subject.h"
+#include "kit/subject.h"
 #include "runner/enginerunner.h"
-#include "views/equivariancefigure.h"
-#include "views/equivarianceview.h"
-#include "views/permutationstrip.h"
+#include "workspaces/equivariance/equivariancefigure.h"
+#include "workspaces/equivariance/equivarianceview.h"
+#include "kit/permutationstrip.h"
 #include "uitestsupport.h"
 
 #include <attnscope/equivariance.h>
@@ -115,25 +115,25 @@ void TestUiEquivariance::holdsWithoutPositionsBidirectional()
     }
     QVERIFY(view.errorText().isEmpty());
     QVERIFY(view.figureWidget() != nullptr);
-    // setFocusHead(1, 2) is 0-based; a person reads the second layer's third head, in the caption, the titles, the
-    // boxes and the per-head grid (2 layers × 4 heads), while the session keeps "1.2".
-    QVERIFY2(view.figureCaption().contains(QStringLiteral("layer 2 · head 3")), qPrintable(view.figureCaption()));
-    QCOMPARE(fig->weightsPermutedInput()->title(), QStringLiteral("A(PX): layer 2 · head 3 on the permuted input"));
+    // setFocusHead(1, 2): everything a person reads counts from 0 as the session does ("1.2"): the caption, the
+    // titles, the boxes and the per-head grid (2 layers × 4 heads) say L1 H2.
+    QVERIFY2(view.figureCaption().contains(QStringLiteral("L1 H2")), qPrintable(view.figureCaption()));
+    QCOMPARE(fig->weightsPermutedInput()->title(), QStringLiteral("A(PX): L1 H2 on the permuted input"));
     QCOMPARE(view.sessionState().value(QStringLiteral("head")).toString(), QStringLiteral("1.2"));
     QSpinBox *layer = test::spinBoxWithPrefix(&view, QStringLiteral("layer "));
     QSpinBox *head = test::spinBoxWithPrefix(&view, QStringLiteral("head "));
     QVERIFY(layer && head);
-    QCOMPARE(layer->text(), QStringLiteral("layer 2"));
-    QCOMPARE(head->text(), QStringLiteral("head 3"));
-    QCOMPARE(layer->maximum(), 2);
-    QCOMPARE(head->maximum(), 4);
+    QCOMPARE(layer->text(), QStringLiteral("layer 1"));
+    QCOMPARE(head->text(), QStringLiteral("head 2"));
+    QCOMPARE(layer->maximum(), 1);
+    QCOMPARE(head->maximum(), 3);
     const HeatmapData &grid = view.headErrors()->data();
-    QCOMPARE(grid.rowLabels, (QStringList{QStringLiteral("L1"), QStringLiteral("L2")}));
-    QCOMPARE(grid.colLabels, (QStringList{QStringLiteral("H1"), QStringLiteral("H2"), QStringLiteral("H3"), QStringLiteral("H4")}));
-    QVERIFY2(view.headErrors()->hoverText(HeatmapCell{1, 2}).startsWith(QStringLiteral("layer 2 · head 3: max |ΔA| = ")),
+    QCOMPARE(grid.rowLabels, (QStringList{QStringLiteral("L0"), QStringLiteral("L1")}));
+    QCOMPARE(grid.colLabels, (QStringList{QStringLiteral("H0"), QStringLiteral("H1"), QStringLiteral("H2"), QStringLiteral("H3")}));
+    QVERIFY2(view.headErrors()->hoverText(HeatmapCell{1, 2}).startsWith(QStringLiteral("L1 H2: max |ΔA| = ")),
              qPrintable(view.headErrors()->hoverText(HeatmapCell{1, 2})));
-    // A person picks head 1 in the box: the first head, index 0.
-    head->setValue(1);
+    // A person picks head 0 in the box: index 0.
+    head->setValue(0);
     QCOMPARE(view.focusHead(), (attn::HeadRef{1, 0}));
 }
 
@@ -233,9 +233,9 @@ void TestUiEquivariance::sessionStateRoundTrips()
     QCOMPARE(b.focusHead(), (attn::HeadRef{1, 3}));
     QVERIFY(runAndWait(b));
     QCOMPARE(int(b.snapshot()->result.heads.size()), 4);   // one layer
-    // The caption is for people: the session's layer:1 and head 1.3 read from 1 there.
-    QVERIFY2(b.figureCaption().contains(QStringLiteral("layer 2 · head 4")), qPrintable(b.figureCaption()));
-    QVERIFY2(b.figureCaption().endsWith(QStringLiteral("scope: layer 2")), qPrintable(b.figureCaption()));
+    // The caption counts as the session does: its layer:1 and head 1.3 read L1 and L1 H3 there.
+    QVERIFY2(b.figureCaption().contains(QStringLiteral("L1 H3")), qPrintable(b.figureCaption()));
+    QVERIFY2(b.figureCaption().endsWith(QStringLiteral("scope: L1")), qPrintable(b.figureCaption()));
 }
 
 void TestUiEquivariance::badSessionFieldsAreRejectedByName()
@@ -314,8 +314,8 @@ void TestUiEquivariance::headlessViewSwitchesTheHead()
     QVERIFY(view.showView(QStringLiteral("equivariance:1.2"), &error));
     QVERIFY(view.runner()->waitForIdle(30000));
     QCOMPARE(view.snapshot()->focus, (attn::HeadRef{1, 2}));
-    // The spec counts from 0, the title a person reads from 1.
-    QCOMPARE(view.figure()->weightsPermutedInput()->title(), QStringLiteral("A(PX): layer 2 · head 3 on the permuted input"));
+    // The spec and the title a person reads both count from 0.
+    QCOMPARE(view.figure()->weightsPermutedInput()->title(), QStringLiteral("A(PX): L1 H2 on the permuted input"));
     QVERIFY(!view.showView(QStringLiteral("equivariance:9.9"), &error));
     QVERIFY(error.contains(QStringLiteral("9.9")));
     QVERIFY(!view.showView(QStringLiteral("masks:0.0"), &error));

@@ -7,9 +7,9 @@
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
-#include "subject.h"
-#include "views/faithfulnessfigure.h"
-#include "views/faithfulnessview.h"
+#include "kit/subject.h"
+#include "workspaces/faithfulness/faithfulnessfigure.h"
+#include "workspaces/faithfulness/faithfulnessview.h"
 #include "uitestsupport.h"
 
 #include <attnscope/faithfulness.h>
@@ -150,22 +150,22 @@ void TestUiFaithfulness::rationaleExampleFillsEveryPanel()
     QVERIFY(view.errorText().isEmpty());
     QVERIFY(view.figureWidget() != nullptr);
     QVERIFY(view.figureCaption().contains(QStringLiteral("sample:rationale-bert")));
-    // The default head is the last of the model's 3 layers, head 0 (0-based, as the session keeps it); people read
-    // it from 1 in the boxes, the caption, the attention bars, the grids' ticks and their hover text.
+    // The default head is the last of the model's 3 layers, head 0: "2.0" in the session, L2 H0 in the boxes, the
+    // caption, the attention bars, the grids' ticks and their hover text (all count from 0).
     QCOMPARE(view.sessionState().value(QStringLiteral("head")).toString(), QStringLiteral("2.0"));
     QSpinBox *layerBox = test::spinBoxWithPrefix(&view, QStringLiteral("layer "));
     QSpinBox *headBox = test::spinBoxWithPrefix(&view, QStringLiteral("head "));
     QVERIFY(layerBox && headBox);
-    QCOMPARE(layerBox->text(), QStringLiteral("layer 3"));
-    QCOMPARE(headBox->text(), QStringLiteral("head 1"));
-    QCOMPARE(layerBox->maximum(), 3);
-    QCOMPARE(headBox->maximum(), 4);
-    QVERIFY2(view.figureCaption().contains(QStringLiteral("(layer 3 · head 1)")), qPrintable(view.figureCaption()));
-    QCOMPARE(fig->attentionBars()->title(), QStringLiteral("Attention: attention, layer 3 · head 1"));
-    QCOMPARE(fig->permutationGrid()->data().rowLabels, (QStringList{QStringLiteral("L1"), QStringLiteral("L2"), QStringLiteral("L3")}));
+    QCOMPARE(layerBox->text(), QStringLiteral("layer 2"));
+    QCOMPARE(headBox->text(), QStringLiteral("head 0"));
+    QCOMPARE(layerBox->maximum(), 2);
+    QCOMPARE(headBox->maximum(), 3);
+    QVERIFY2(view.figureCaption().contains(QStringLiteral("(L2 H0)")), qPrintable(view.figureCaption()));
+    QCOMPARE(fig->attentionBars()->title(), QStringLiteral("Attention: attention, L2 H0"));
+    QCOMPARE(fig->permutationGrid()->data().rowLabels, (QStringList{QStringLiteral("L0"), QStringLiteral("L1"), QStringLiteral("L2")}));
     QCOMPARE(fig->permutationGrid()->data().colLabels,
-             (QStringList{QStringLiteral("H1"), QStringLiteral("H2"), QStringLiteral("H3"), QStringLiteral("H4")}));
-    QVERIFY2(fig->permutationGrid()->hoverText(HeatmapCell{2, 0}).startsWith(QStringLiteral("layer 3 · head 1: ")),
+             (QStringList{QStringLiteral("H0"), QStringLiteral("H1"), QStringLiteral("H2"), QStringLiteral("H3")}));
+    QVERIFY2(fig->permutationGrid()->hoverText(HeatmapCell{2, 0}).startsWith(QStringLiteral("L2 H0: ")),
              qPrintable(fig->permutationGrid()->hoverText(HeatmapCell{2, 0})));
 
     // Display-only choices redraw without a new run.

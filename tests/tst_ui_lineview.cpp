@@ -3,7 +3,7 @@
 // and negligible pairs get none, head checkboxes hide a head's lines, hovering a token keeps only its lines and
 // reports it, and the painted canvas is not blank.
 
-#include "views/lineview.h"
+#include "workspaces/explore/lineview.h"
 
 #include <QCheckBox>
 #include <QImage>

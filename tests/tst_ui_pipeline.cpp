@@ -3,11 +3,11 @@
 // pass; ÷√d_k on a hand-checkable case; stepping with the buttons and ←/→; session state round trip and errors.
 
 #include "runner/enginerunner.h"
-#include "subject.h"
+#include "kit/subject.h"
 #include "plots/heatmapplot.h"
-#include "views/matrixpanel.h"
-#include "views/pipelinecontrols.h"
-#include "views/pipelineview.h"
+#include "kit/matrixpanel.h"
+#include "workspaces/pipeline/pipelinecontrols.h"
+#include "workspaces/pipeline/pipelineview.h"
 #include "uitestsupport.h"
 
 #include <attnscope/mask.h>
@@ -281,8 +281,8 @@ void TestPipeline::tablesAndHeatmaps()
     f.view->setStage(PipelineStage::Input);
     QCOMPARE(f.view->panels().at(0)->table()->model()->columnCount(), MatrixPanel::kMaxTableCols);   // of 64
     QVERIFY(f.view->figureWidget());
-    // Layer 0, head 0 (0-based settings) is what a person reads as layer 1, head 1.
-    QVERIFY2(f.view->figureCaption().contains(QStringLiteral("layer 1 · head 1")), qPrintable(f.view->figureCaption()));
+    // Layer 0, head 0: the caption says L0 H0, counting as the settings do.
+    QVERIFY2(f.view->figureCaption().contains(QStringLiteral("L0 H0")), qPrintable(f.view->figureCaption()));
 
     f.subject.setText(QStringLiteral("bo he so ve pa va ro na ga mu ta zo bo he"));   // 14 tokens
     f.view->rerun();
@@ -326,17 +326,17 @@ void TestPipeline::sessionErrors_data()
 {
     QTest::addColumn<QJsonObject>("state");
     QTest::addColumn<QString>("field");
-    QTest::addRow("layer out of range") << QJsonObject{{"layer", 5000}} << "pipeline.layer";
-    QTest::addRow("head negative") << QJsonObject{{"head", -1}} << "pipeline.head";
-    QTest::addRow("head not a number") << QJsonObject{{"head", "two"}} << "pipeline.head";
-    QTest::addRow("stage unknown") << QJsonObject{{"stage", "relu"}} << "pipeline.stage";
-    QTest::addRow("scale not bool") << QJsonObject{{"scale", 1}} << "pipeline.scale";
-    QTest::addRow("temperature 0") << QJsonObject{{"temperature", 0}} << "pipeline.temperature";
-    QTest::addRow("temperature text") << QJsonObject{{"temperature", "hot"}} << "pipeline.temperature";
-    QTest::addRow("mask unknown") << QJsonObject{{"mask", "diagonal"}} << "pipeline.mask";
-    QTest::addRow("window fraction") << QJsonObject{{"window", 1.5}} << "pipeline.window";
-    QTest::addRow("positional") << QJsonObject{{"positional", "rope"}} << "pipeline.positional";
-    QTest::addRow("unknown field") << QJsonObject{{"colour", "red"}} << "pipeline.colour";
+    QTest::addRow("layer out of range") << QJsonObject{{"layer", 5000}} << "layer";
+    QTest::addRow("head negative") << QJsonObject{{"head", -1}} << "head";
+    QTest::addRow("head not a number") << QJsonObject{{"head", "two"}} << "head";
+    QTest::addRow("stage unknown") << QJsonObject{{"stage", "relu"}} << "stage";
+    QTest::addRow("scale not bool") << QJsonObject{{"scale", 1}} << "scale";
+    QTest::addRow("temperature 0") << QJsonObject{{"temperature", 0}} << "temperature";
+    QTest::addRow("temperature text") << QJsonObject{{"temperature", "hot"}} << "temperature";
+    QTest::addRow("mask unknown") << QJsonObject{{"mask", "diagonal"}} << "mask";
+    QTest::addRow("window fraction") << QJsonObject{{"window", 1.5}} << "window";
+    QTest::addRow("positional") << QJsonObject{{"positional", "rope"}} << "positional";
+    QTest::addRow("unknown field") << QJsonObject{{"colour", "red"}} << "colour";
 }
 
 void TestPipeline::sessionErrors()
@@ -362,20 +362,20 @@ void TestPipeline::showView()
     QCOMPARE(f.view->snapshot()->settings.layer, 1);
     QCOMPARE(f.view->snapshot()->settings.head, 2);
     QCOMPARE(f.view->stage(), PipelineStage::Output);
-    // The spec counts from 0; the boxes and the caption count from 1, over the model's 2 layers and 4 heads.
+    // The spec, the boxes and the caption all count from 0, over the model's 2 layers and 4 heads.
     QSpinBox *layer = test::spinBoxWithPrefix(f.view, QStringLiteral("layer "));
     QSpinBox *head = test::spinBoxWithPrefix(f.view, QStringLiteral("head "));
     QVERIFY(layer && head);
-    QCOMPARE(layer->text(), QStringLiteral("layer 2"));
-    QCOMPARE(head->text(), QStringLiteral("head 3"));
-    QCOMPARE(layer->minimum(), 1);
-    QCOMPARE(layer->maximum(), 2);
-    QCOMPARE(head->maximum(), 4);
-    QVERIFY2(f.view->figureCaption().contains(QStringLiteral("layer 2 · head 3")), qPrintable(f.view->figureCaption()));
+    QCOMPARE(layer->text(), QStringLiteral("layer 1"));
+    QCOMPARE(head->text(), QStringLiteral("head 2"));
+    QCOMPARE(layer->minimum(), 0);
+    QCOMPARE(layer->maximum(), 1);
+    QCOMPARE(head->maximum(), 3);
+    QVERIFY2(f.view->figureCaption().contains(QStringLiteral("L1 H2")), qPrintable(f.view->figureCaption()));
     QCOMPARE(f.view->sessionState().value(QStringLiteral("layer")).toInt(), 1);
     QCOMPARE(f.view->sessionState().value(QStringLiteral("head")).toInt(), 2);
-    // A person picks head 1 in the box: the first head, index 0.
-    head->setValue(1);
+    // A person picks head 0 in the box: index 0.
+    head->setValue(0);
     QCOMPARE(f.view->settings().head, 0);
     QVERIFY(!f.view->showView(QStringLiteral("pipeline:one"), &error));
     QVERIFY(error.contains(QStringLiteral("pipeline:LAYER.HEAD")));

@@ -2,8 +2,8 @@
 // EngineRunner: results arrive as snapshots, work runs off the GUI thread, stale results are dropped, errors and
 // cancellation are reported; plus the Explore experiment that runs through it.
 
-#include "explore/experiment.h"
-#include "explore/modelrun.h"
+#include "workspaces/explore/experiment.h"
+#include "workspaces/explore/modelrun.h"
 #include "runner/enginerunner.h"
 
 #include <QThread>

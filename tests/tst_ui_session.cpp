@@ -5,10 +5,12 @@
 // the field while the window keeps its state; a failed save leaves the old file intact.
 
 #include "jsonschema.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
+#include "kit/workspace.h"
+#include "plots/heatmapplot.h"
 #include "session/session.h"
-#include "subject.h"
-#include "views/exploreview.h"
+#include "kit/subject.h"
+#include "workspaces/explore/exploreview.h"
 
 #include <attnscope/export.h>
 
@@ -73,6 +75,23 @@ const QByteArray kGood = R"({"format": "attnscope-session", "version": 1, "model
   "text": "a b c", "settings": {"backend": "auto", "color_map": "viridis", "theme": "light"},
   "current_workspace": "explore", "workspaces": {"explore": {"tab": "head", "layer": 0, "head": 1, "raw": false}}})";
 
+// A session as AttnScope wrote it before the numbering became 0-based on screen too (version 1, commit f10a7dc).
+// Its fields counted from 0 already, so it opens as it is: the same heads, now named as they are stored.
+const QByteArray kVersion1 = R"({
+    "current_workspace": "pipeline",
+    "format": "attnscope-session",
+    "model": "sample:induction-gpt2",
+    "settings": {"backend": "auto", "color_map": "viridis", "theme": "light"},
+    "text": "bo he so ve bo he so ve",
+    "version": 1,
+    "workspaces": {
+        "compare": {"head_a": "0.3", "head_b": "1.2", "mode": "heads", "settings_a": "model", "settings_b": "bidirectional", "text_b": ""},
+        "explore": {"head": 2, "layer": 1, "raw": false, "tab": "head"},
+        "pipeline": {"head": 3, "layer": 0, "mask": "model", "positional": "model", "scale": true, "stage": "softmax",
+                     "temperature": 1, "window": 2}
+    }
+})";
+
 } // namespace
 
 class TestUiSession : public QObject {
@@ -86,6 +105,7 @@ private slots:
     void failedSaveKeepsTheOldFile();
     void lessonStateOpensAWorkspace();
     void droppingASessionFileOpensIt();
+    void versionOneSessionOpens();
 
 private:
     QTemporaryDir m_dir;
@@ -275,6 +295,30 @@ void TestUiSession::droppingASessionFileOpensIt()
     QCoreApplication::sendEvent(&w, &drop);
     QCOMPARE(w.explore()->text(), s.text);
     QCOMPARE(w.sessionPath(), path);
+}
+
+void TestUiSession::versionOneSessionOpens()
+{
+    const QString path = m_dir.filePath(QStringLiteral("v1.attnscope.json"));
+    writeAll(path, kVersion1);
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    QString error;
+    QVERIFY2(w.openSessionFile(path, &error), qPrintable(error));
+    QVERIFY(QTest::qWaitFor([&] {
+        return w.explore()->snapshot() && w.explore()->snapshot()->text == QStringLiteral("bo he so ve bo he so ve") &&
+               !w.runner()->isBusy();
+    }, 30000));
+    // Explore's layer 1, head 2 is titled L1 H2; the Pipeline shows L0 H3, as stored.
+    QVERIFY2(w.explore()->headPlot()->title().startsWith(QStringLiteral("L1 H2 ")), qPrintable(w.explore()->headPlot()->title()));
+    Workspace *pipeline = w.findWorkspace(QStringLiteral("pipeline"));
+    QVERIFY(pipeline && w.currentWorkspace() == pipeline);
+    QVERIFY(pipeline->runner()->waitForIdle(30000));
+    QVERIFY2(pipeline->figureCaption().contains(QStringLiteral("L0 H3")), qPrintable(pipeline->figureCaption()));
+    const QJsonObject compare = w.currentSession().workspaces.value(QStringLiteral("compare")).toObject();
+    QCOMPARE(compare.value(QStringLiteral("head_a")).toString(), QStringLiteral("0.3"));
+    QCOMPARE(compare.value(QStringLiteral("head_b")).toString(), QStringLiteral("1.2"));
 }
 
 QTEST_MAIN(TestUiSession)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attnscope: the GUI. Argument parsing and the main window; everything else lives in the libraries.
 
-#include "buildinfo.h"
+#include "shell/buildinfo.h"
 #include "lessons/lessonpanel.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 #include "runner/enginerunner.h"
-#include "workspace.h"
-#include "views/exploreview.h"
+#include "kit/workspace.h"
+#include "workspaces/explore/exploreview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

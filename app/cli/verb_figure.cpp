@@ -9,9 +9,9 @@
 
 #include <export/figureexport.h>
 #include <runner/enginerunner.h>
-#include <subject.h>
-#include <workspace.h>
-#include <workspaces.h>
+#include <kit/subject.h>
+#include <kit/workspace.h>
+#include <kit/workspaces.h>
 
 #include <attnscope/attention.h>
 #include <attnscope/textmodel.h>

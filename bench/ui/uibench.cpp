@@ -11,9 +11,9 @@
 // Run: QT_QPA_PLATFORM=offscreen build/<dir>/bench/ui/attnscope-uibench [--edits 20] [--n 4096] [--only latency|stall]
 //      [--profile]   (also prints every UI event that took over 5 ms during the stall run)
 
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 #include "runner/enginerunner.h"
-#include "views/exploreview.h"
+#include "workspaces/explore/exploreview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -265,23 +265,23 @@ def examples() -> list[dict]:
     rnd = " ".join(words[i] for i in rng.integers(0, len(words), size=24))
     return [
         {"text": ex1,
-         "what_to_look_for": "12 random syllables, then the same 12 again. Layer 1 head 4 is a previous-token head "
-                             "(the sub-diagonal: each token attends to the one before). Layer 2 heads 2, 3 and 4 are "
+         "what_to_look_for": "12 random syllables, then the same 12 again. L0 H3 is a previous-token head "
+                             "(the sub-diagonal: each token attends to the one before). L1 H1, L1 H2 and L1 H3 are "
                              "induction heads: in the second copy each token attends to the token right after its "
                              "earlier occurrence, a stripe 11 positions behind the diagonal, and the next-token "
-                             "predictions there are confident. Layer 2 head 1 attends to the earlier occurrence "
+                             "predictions there are confident. L1 H0 attends to the earlier occurrence "
                              "itself (a duplicate-token head)."},
         {"text": ex2,
-         "what_to_look_for": "Two different spans, each repeated after the same gap. The induction heads (layer 2 "
-                             "heads 2–4) find the earlier occurrence across the gap; in the first half, with nothing "
+         "what_to_look_for": "Two different spans, each repeated after the same gap. The induction heads "
+                             "(L1 H1–H3) find the earlier occurrence across the gap; in the first half, with nothing "
                              "to copy, they rest on the first token (a sink)."},
         {"text": ex3,
          "what_to_look_for": "A 30-word span repeated: the induction stripe sits 29 positions behind the diagonal. "
-                             "Compare it with the previous-token sub-diagonal of layer 1 head 4, which the induction "
+                             "Compare it with the previous-token sub-diagonal of L0 H3, which the induction "
                              "heads build on."},
         {"text": rnd,
          "what_to_look_for": "No repetition: the induction heads have nothing to copy and put almost all their "
-                             "attention on the first token (a sink); layer 1 head 4 still shows the "
+                             "attention on the first token (a sink); L0 H3 still shows the "
                              "previous-token sub-diagonal."},
     ]
 
@@ -290,7 +290,7 @@ def heads_table(s: dict) -> str:
     rows = []
     for l in range(len(s["induction"])):
         for h in range(len(s["induction"][l])):
-            rows.append([l + 1, h + 1, f"{s['previous'][l][h]:.3f}", f"{s['induction'][l][h]:.3f}",
+            rows.append([l, h, f"{s['previous'][l][h]:.3f}", f"{s['induction'][l][h]:.3f}",
                          f"{s['duplicate'][l][h]:.3f}"])
     return common.fmt_table(["layer", "head", "previous-token", "induction", "duplicate-token"], rows)
 
@@ -322,12 +322,12 @@ tags: [attnscope, induction-heads, synthetic]
 
 A {cfg['n_layer']}-layer, {cfg['n_head']}-head GPT-2 (`GPT2LMHeadModel`, d_model {cfg['n_embd']}, head_dim
 {cfg['n_embd'] // cfg['n_head']}, n_positions {cfg['n_positions']}, {n_params:,} parameters) trained from scratch on random
-syllable sequences with repeated spans. The goal is a **previous-token head** in layer 1 and **induction heads**
-in layer 2 (in the second copy of a repeated span, each token attends to the token that followed its earlier
+syllable sequences with repeated spans. The goal is a **previous-token head** in layer 0 and **induction heads**
+in layer 1 (in the second copy of a repeated span, each token attends to the token that followed its earlier
 occurrence). This checkpoint has both (head scores below: previous-token {bp[2]:.2f}, induction {bi[2]:.2f} at
 T = {s['T']}). It is the default model of the AttnScope GUI.
-Layers and heads are numbered from 1, as the GUI shows them; in Hugging Face `transformers`, layer l head h is
-`outputs.attentions[l - 1][:, h - 1]`.
+Layers and heads are numbered from 0, as AttnScope (GUI, CLI, JSON) and Hugging Face `transformers` number them:
+L0 H3 (layer 0, head 3) is `outputs.attentions[0][:, 3]`.
 
 Licence of the weights, tokenizer and data: **GPL-3.0-or-later** (part of AttnScope). Trained by
 `tools/train_sample_models.py --model induction-gpt2`; no pretrained weights, no downloaded data.
@@ -385,8 +385,8 @@ Computed on {s['B']} sequences (seed {s['seed']}) with attention weights from `o
 
 {heads_table(s)}
 
-Best induction head: layer {bi[0] + 1} head {bi[1] + 1} = {bi[2]:.3f};
-best previous-token head: layer {bp[0] + 1} head {bp[1] + 1} = {bp[2]:.3f}.
+Best induction head: L{bi[0]} H{bi[1]} = {bi[2]:.3f};
+best previous-token head: L{bp[0]} H{bp[1]} = {bp[2]:.3f}.
 
 ## In-context loss
 

@@ -101,8 +101,8 @@ QVariant HeadStatsModel::data(const QModelIndex &index, int role) const
     const double v = value(m_stats[std::size_t(index.row())], column);
     switch (role) {
     case Qt::DisplayRole:
-        if (column == Layer) return layer + 1;
-        if (column == Head) return head + 1;
+        if (column == Layer) return layer;   // from 0, as everywhere
+        if (column == Head) return head;
         return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'f', column == MeanDistance ? 2 : 3);
     case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole: return column >= Entropy ? columnToolTip(column) : QVariant();

@@ -186,7 +186,7 @@ void HeadGrid::paintEvent(QPaintEvent *)
         const QRect first = thumbnailRect(l, 0);
         p.setPen(pal.color(QPalette::WindowText));
         p.drawText(QRect(0, first.top(), g.labelWidth - kGap, g.cell), Qt::AlignRight | Qt::AlignVCenter,
-                   QStringLiteral("L%1").arg(l + 1));
+                   QStringLiteral("L%1").arg(l));
         for (int h = 0; h < m_heads; ++h) {
             const QRect r = thumbnailRect(l, h);
             const bool selected = l == m_selLayer && h == m_selHead;
@@ -195,7 +195,7 @@ void HeadGrid::paintEvent(QPaintEvent *)
             p.setFont(f);
             p.setPen(selected ? pal.color(QPalette::Highlight) : pal.color(QPalette::WindowText));
             p.drawText(QRect(r.left(), r.top() - g.labelHeight, r.width(), g.labelHeight),
-                       Qt::AlignLeft | Qt::AlignVCenter, tr("head %1").arg(h + 1));
+                       Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
             p.setFont(font());
             const std::size_t idx = std::size_t(l * m_heads + h);
             if (idx < m_images.size() && !m_images[idx].isNull()) {
@@ -234,7 +234,7 @@ void HeadGrid::mouseMoveEvent(QMouseEvent *event)
     if (headAt(event->position().toPoint(), &l, &h)) {
         setCursor(Qt::PointingHandCursor);
         QToolTip::showText(event->globalPosition().toPoint(),
-                           tr("Layer %1, head %2: click to show it large").arg(l + 1).arg(h + 1), this);
+                           tr("L%1 H%2 (layer %1, head %2, counted from 0): click to show it large").arg(l).arg(h), this);
     } else {
         unsetCursor();
         QToolTip::hideText();

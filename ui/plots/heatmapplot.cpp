@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plots/heatmapplot.h"
 
+#include "plots/heatmapitems.h"
 #include "plots/heatmaplod.h"
+#include "plots/plotexport.h"
 #include "plots/vectorplot.h"
 
 #include <QApplication>
 #include <QEvent>
-#include <QFileInfo>
 #include <QFutureWatcher>
-#include <QMouseEvent>
-#include <QPdfWriter>
-#include <QSaveFile>
-#include <QSvgGenerator>
 #include <QTimer>
-#include <QToolTip>
 #include <QtConcurrent/QtConcurrentRun>
 #include <QVBoxLayout>
 
@@ -21,175 +17,6 @@
 #include <limits>
 
 namespace attnui {
-
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-bool isDark(const QPalette &palette)
-{
-    return palette.color(QPalette::Window).lightness() < 128;
-}
-
-// Hatching over masked cells, drawn as one rectangle per run of masked cells in a row, so a causal mask over
-// thousands of tokens costs one rectangle per visible row, not one per cell.
-class MaskHatch : public QCPAbstractItem {
-public:
-    struct Run {
-        int row, first, last;
-    };
-
-    explicit MaskHatch(QCustomPlot *plot) : QCPAbstractItem(plot)
-    {
-        setSelectable(false);
-    }
-
-    void setRuns(std::vector<Run> runs) { m_runs = std::move(runs); }
-    void setColor(const QColor &color) { m_color = color; }
-
-    double selectTest(const QPointF &, bool, QVariant *) const override { return -1.0; }
-
-protected:
-    void draw(QCPPainter *painter) override
-    {
-        if (m_runs.empty()) return;
-        QCPAxis *x = parentPlot()->xAxis, *y = parentPlot()->yAxis;
-        // Hatch lines need a few pixels per cell to read as hatching rather than noise.
-        const double cellPx = std::abs(x->coordToPixel(1.0) - x->coordToPixel(0.0));
-        if (cellPx < 6.0) return;
-        const QCPRange rows = y->range();
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(QBrush(m_color, Qt::BDiagPattern));
-        for (const Run &r : m_runs) {
-            if (r.row + 0.5 < rows.lower || r.row - 0.5 > rows.upper) continue;
-            const QPointF a(x->coordToPixel(r.first - 0.5), y->coordToPixel(r.row - 0.5));
-            const QPointF b(x->coordToPixel(r.last + 0.5), y->coordToPixel(r.row + 0.5));
-            painter->drawRect(QRectF(a, b).normalized());
-        }
-    }
-
-private:
-    std::vector<Run> m_runs;
-    QColor m_color;
-};
-
-// The weight printed inside each cell when cells are large enough to read it (short inputs, or zoomed in):
-// the exact number is on screen and in exported figures, not only on hover.
-class CellValues : public QCPAbstractItem {
-public:
-    explicit CellValues(QCustomPlot *plot, const HeatmapData *data, const QCPColorMap *map)
-        : QCPAbstractItem(plot), m_data(data), m_map(map)
-    {
-        setSelectable(false);
-    }
-
-    double selectTest(const QPointF &, bool, QVariant *) const override { return -1.0; }
-
-protected:
-    void draw(QCPPainter *painter) override
-    {
-        const HeatmapData &d = *m_data;
-        if (d.rows <= 0 || d.cols <= 0 || d.values.size() != std::size_t(d.rows) * std::size_t(d.cols)) return;
-        QCPAxis *x = parentPlot()->xAxis, *y = parentPlot()->yAxis;
-        const double w = std::abs(x->coordToPixel(1.0) - x->coordToPixel(0.0));
-        const double h = std::abs(y->coordToPixel(1.0) - y->coordToPixel(0.0));
-        QFont font = parentPlot()->font();
-        font.setPointSizeF(std::clamp(std::min(w / 4.2, h / 2.2) * 0.75, 6.0, 11.0));
-        const QFontMetricsF fm(font);
-        if (fm.horizontalAdvance(QStringLiteral("0.00")) + 4 > w || fm.height() + 2 > h) return;
-        painter->setFont(font);
-        const QCPRange xr = x->range(), yr = y->range();
-        const QCPRange dataRange = m_map->dataRange();
-        QCPColorGradient gradient = m_map->gradient();
-        const bool haveMask = d.masked.size() == d.values.size();
-        for (int i = std::max(0, int(std::floor(yr.lower))); i <= std::min(d.rows - 1, int(std::ceil(yr.upper))); ++i)
-            for (int j = std::max(0, int(std::floor(xr.lower))); j <= std::min(d.cols - 1, int(std::ceil(xr.upper))); ++j) {
-                const std::size_t ij = std::size_t(i) * std::size_t(d.cols) + std::size_t(j);
-                if (haveMask && d.masked[ij]) continue;
-                const double v = d.values[ij];
-                // Dark text on light cells, light text on dark ones.
-                const QColor bg = QColor::fromRgb(gradient.color(v, dataRange));
-                painter->setPen(bg.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
-                const QRectF cell(QPointF(x->coordToPixel(j - 0.5), y->coordToPixel(i - 0.5)),
-                                  QPointF(x->coordToPixel(j + 0.5), y->coordToPixel(i + 0.5)));
-                painter->drawText(cell.normalized(), Qt::AlignCenter, QString::number(v, 'f', 2));
-            }
-    }
-
-private:
-    const HeatmapData *m_data;
-    const QCPColorMap *m_map;
-};
-
-QCPColorGradient makeGradient(ColorMap map, bool dark)
-{
-    QCPColorGradient g;
-    g.setColorStops(colorStops(map));
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setLevelCount(256);
-    g.setNanHandling(QCPColorGradient::nhNanColor);
-    g.setNanColor(maskedColor(dark));
-    return g;
-}
-
-std::unique_ptr<QCPColorMapData> makeCells(const HeatmapLevel &level)
-{
-    auto cells = std::make_unique<QCPColorMapData>(level.storageCols, level.storageRows,
-                                                   QCPRange(level.keyLower, level.keyUpper),
-                                                   QCPRange(level.valueLower, level.valueUpper));
-    for (int y = 0; y < level.storageRows; ++y)
-        for (int x = 0; x < level.storageCols; ++x)
-            cells->setCell(x, y, level.cells[std::size_t(y) * std::size_t(level.storageCols) + std::size_t(x)]);
-    return cells;
-}
-
-std::vector<MaskHatch::Run> maskRuns(const HeatmapData &data)
-{
-    std::vector<MaskHatch::Run> runs;
-    if (data.masked.size() != data.values.size()) return runs;
-    for (int i = 0; i < data.rows; ++i) {
-        const std::uint8_t *row = data.masked.data() + std::size_t(i) * std::size_t(data.cols);
-        for (int j = 0; j < data.cols;) {
-            if (!row[j]) {
-                ++j;
-                continue;
-            }
-            const int first = j;
-            while (j < data.cols && row[j]) ++j;
-            runs.push_back({i, first, j - 1});
-        }
-    }
-    return runs;
-}
-
-} // namespace
-
-struct HeatmapPlot::Private {
-    QCustomPlot *plot = nullptr;
-    QCPColorMap *map = nullptr;
-    QCPColorScale *scale = nullptr;
-    QCPTextElement *title = nullptr;
-    MaskHatch *hatch = nullptr;
-    QCPItemRect *hoverRect = nullptr;
-    QSharedPointer<QCPAxisTickerText> rowTicker, colTicker;
-    std::optional<HeatmapCell> hover;
-    QPoint pressPos;
-    double lower = 0.0, upper = 1.0;
-    bool updatingTicks = false;
-    HeatmapWindow window;                  // what the colour map stores now (see heatmaplod.h)
-    int rowStride = 1, colStride = 1;
-    QTimer *refine = nullptr;              // re-pools the visible window after zooming a large matrix
-    quint64 generation = 0;                // of setData / setDataAsync calls; stale async results are dropped
-    bool preparing = false;
-    int widestColLabel = -1;               // pixels; −1: to be measured
-};
-
-struct HeatmapPlot::Prepared {
-    HeatmapData data;
-    std::unique_ptr<QCPColorMapData> cells;   // null: nothing to show
-    std::vector<MaskHatch::Run> runs;
-    HeatmapLevel level;                       // without its cells (moved into `cells`)
-};
 
 HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>())
 {
@@ -500,135 +327,6 @@ void HeatmapPlot::setAxisTitles(const QString &rows, const QString &cols)
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-std::optional<HeatmapCell> HeatmapPlot::cellAt(QPointF pos) const
-{
-    if (m_data.rows <= 0 || m_data.cols <= 0) return std::nullopt;
-    const QPointF local = d->plot->mapFrom(this, pos);
-    if (!d->plot->axisRect()->rect().contains(local.toPoint())) return std::nullopt;
-    // Cell i spans [i - 0.5, i + 0.5) on each axis.
-    const double kx = d->plot->xAxis->pixelToCoord(local.x());
-    const double vy = d->plot->yAxis->pixelToCoord(local.y());
-    const int col = int(std::floor(kx + 0.5)), row = int(std::floor(vy + 0.5));
-    if (col < 0 || col >= m_data.cols || row < 0 || row >= m_data.rows) return std::nullopt;
-    return HeatmapCell{row, col};
-}
-
-QPointF HeatmapPlot::cellCenter(int row, int col) const
-{
-    const QPointF local(d->plot->xAxis->coordToPixel(col), d->plot->yAxis->coordToPixel(row));
-    return d->plot->mapTo(this, local);
-}
-
-QRect HeatmapPlot::plotArea() const
-{
-    const QRect r = d->plot->axisRect()->rect();
-    return QRect(d->plot->mapTo(this, r.topLeft()), r.size());
-}
-
-double HeatmapPlot::cellValue(int row, int col) const
-{
-    if (row < 0 || row >= m_data.rows || col < 0 || col >= m_data.cols) return kNaN;
-    const std::size_t ij = std::size_t(row) * std::size_t(m_data.cols) + std::size_t(col);
-    if (ij >= m_data.values.size() || (m_data.masked.size() == m_data.values.size() && m_data.masked[ij])) return kNaN;
-    return m_data.values[ij];
-}
-
-QStringList HeatmapPlot::rowTickLabels() const
-{
-    return d->rowTicker->ticks().values();
-}
-
-QStringList HeatmapPlot::colTickLabels() const
-{
-    return d->colTicker->ticks().values();
-}
-
-void HeatmapPlot::setHoverFormatter(std::function<QString(HeatmapCell)> formatter)
-{
-    m_hoverFormatter = std::move(formatter);
-}
-
-QString HeatmapPlot::hoverText(HeatmapCell cell) const
-{
-    if (cell.row < 0 || cell.row >= m_data.rows || cell.col < 0 || cell.col >= m_data.cols) return {};
-    if (m_hoverFormatter) return m_hoverFormatter(cell);
-    const std::size_t ij = std::size_t(cell.row) * std::size_t(m_data.cols) + std::size_t(cell.col);
-    const QString q = cell.row < m_data.rowLabels.size() ? m_data.rowLabels[cell.row] : QString();
-    const QString k = cell.col < m_data.colLabels.size() ? m_data.colLabels[cell.col] : QString();
-    QString text = tr("query %1 “%2” → key %3 “%4”").arg(cell.row).arg(q).arg(cell.col).arg(k);
-    const bool masked = m_data.masked.size() == m_data.values.size() && m_data.masked[ij];
-    if (masked) return text + QLatin1Char('\n') + tr("masked: weight 0, score −∞");
-    text += QLatin1Char('\n') + tr("weight %1").arg(double(m_data.values[ij]), 0, 'f', 4);
-    if (m_data.scores.size() == m_data.values.size())
-        text += tr("   score %1").arg(double(m_data.scores[ij]), 0, 'f', 3);
-    return text;
-}
-
-void HeatmapPlot::highlightCell(std::optional<HeatmapCell> cell)
-{
-    if (cell && (cell->row < 0 || cell->row >= m_data.rows || cell->col < 0 || cell->col >= m_data.cols)) cell.reset();
-    if (cell) {
-        d->hoverRect->topLeft->setCoords(cell->col - 0.5, cell->row - 0.5);
-        d->hoverRect->bottomRight->setCoords(cell->col + 0.5, cell->row + 0.5);
-    }
-    d->hoverRect->setVisible(cell.has_value());
-    d->plot->layer(QStringLiteral("hover"))->replot();
-}
-
-std::optional<HeatmapCell> HeatmapPlot::highlightedCell() const
-{
-    if (!d->hoverRect->visible()) return std::nullopt;
-    return HeatmapCell{int(std::lround(d->hoverRect->topLeft->coords().y() + 0.5)),
-                       int(std::lround(d->hoverRect->topLeft->coords().x() + 0.5))};
-}
-
-void HeatmapPlot::setHover(std::optional<HeatmapCell> cell, QPoint globalPos)
-{
-    if (cell == d->hover) return;
-    d->hover = cell;
-    if (cell) {
-        d->hoverRect->topLeft->setCoords(cell->col - 0.5, cell->row - 0.5);
-        d->hoverRect->bottomRight->setCoords(cell->col + 0.5, cell->row + 0.5);
-        d->hoverRect->setVisible(true);
-        QToolTip::showText(globalPos, hoverText(*cell), d->plot);
-        emit cellHovered(cell->row, cell->col);
-    } else {
-        d->hoverRect->setVisible(false);
-        QToolTip::hideText();
-        emit hoverLeft();
-    }
-    d->plot->layer(QStringLiteral("hover"))->replot();
-}
-
-bool HeatmapPlot::eventFilter(QObject *watched, QEvent *event)
-{
-    if (watched == d->plot) {
-        switch (event->type()) {
-        case QEvent::MouseMove: {
-            auto *e = static_cast<QMouseEvent *>(event);
-            if (!(e->buttons() & Qt::LeftButton))
-                setHover(cellAt(d->plot->mapTo(this, e->position())), e->globalPosition().toPoint());
-            break;
-        }
-        case QEvent::MouseButtonPress:
-            d->pressPos = static_cast<QMouseEvent *>(event)->position().toPoint();
-            break;
-        case QEvent::MouseButtonRelease: {
-            auto *e = static_cast<QMouseEvent *>(event);
-            if (e->button() == Qt::LeftButton && (e->position().toPoint() - d->pressPos).manhattanLength() < 4)
-                if (auto cell = cellAt(d->plot->mapTo(this, e->position()))) emit cellClicked(cell->row, cell->col);
-            break;
-        }
-        case QEvent::Leave:
-            setHover(std::nullopt, {});
-            break;
-        default:
-            break;
-        }
-    }
-    return QWidget::eventFilter(watched, event);
-}
-
 void HeatmapPlot::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
@@ -672,88 +370,22 @@ void HeatmapPlot::applyPalette()
 
 bool HeatmapPlot::savePng(const QString &path, QSize size, double scale, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    const QPixmap pixmap = d->plot->toPixmap(size.width(), size.height(), scale);
-    if (!pixmap.save(&file, "PNG") || !file.commit()) {
-        if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return plotexport::savePng(d->plot, path, size, scale, error);
 }
 
 bool HeatmapPlot::saveSvg(const QString &path, QSize size, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    {
-        QSvgGenerator gen;
-        gen.setOutputDevice(&file);
-        gen.setSize(size);
-        gen.setViewBox(QRect(QPoint(0, 0), size));
-        gen.setTitle(title());
-        gen.setDescription(QStringLiteral("AttnScope heatmap"));
-        QCPPainter painter;
-        if (!painter.begin(&gen)) {
-            if (error) *error = tr("cannot start SVG output for %1").arg(path);
-            return false;
-        }
-        painter.setMode(QCPPainter::pmNoCaching);   // labels as text; cells as rectangles (VectorColorMap)
-        d->plot->toPainter(&painter, size.width(), size.height());
-        painter.end();
-    }
-    if (!file.commit()) {
-        if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return plotexport::saveSvg(d->plot, path, size, title(), error);
 }
 
 bool HeatmapPlot::savePdf(const QString &path, QSize size, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    {
-        // One page exactly the figure's size, 1 px = 1 pt, no margins.
-        QPdfWriter writer(&file);
-        writer.setResolution(72);
-        writer.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
-        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        writer.setTitle(title());
-        writer.setCreator(QStringLiteral("AttnScope"));
-        QCPPainter painter;
-        if (!painter.begin(&writer)) {
-            if (error) *error = tr("cannot start PDF output for %1").arg(path);
-            return false;
-        }
-        painter.setMode(QCPPainter::pmNoCaching);   // labels as text; cells as rectangles (VectorColorMap)
-        d->plot->toPainter(&painter, size.width(), size.height());
-        painter.end();
-    }
-    if (!file.commit()) {
-        if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return plotexport::savePdf(d->plot, path, size, title(), error);
 }
 
 bool HeatmapPlot::saveFigure(const QString &path, QSize size, QString *error)
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("png")) return savePng(path, size, 2.0, error);
-    if (suffix == QLatin1String("svg")) return saveSvg(path, size, error);
-    if (suffix == QLatin1String("pdf")) return savePdf(path, size, error);
-    if (error) *error = tr("%1: unknown figure format “%2” (use .png, .svg or .pdf)").arg(path, suffix);
-    return false;
+    return plotexport::saveFigure(d->plot, path, size, title(), error);
 }
 
 } // namespace attnui

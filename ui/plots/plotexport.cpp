@@ -32,6 +32,21 @@ bool commit(QSaveFile &file, const QString &path, QString *error)
     return false;
 }
 
+// Draws the plot as vectors: labels as text, not cached pixmaps; cells as rectangles (VectorColorMap).
+bool paintVectors(QCustomPlot *plot, QPaintDevice *device, QSize size, const QString &what, QString *error)
+{
+    QCPPainter painter;
+    if (!painter.begin(device)) {
+        if (error) *error = tr("cannot start %1").arg(what);
+        return false;
+    }
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    plot->toPainter(&painter, size.width(), size.height());
+    painter.end();
+    return true;
+}
+
 } // namespace
 
 bool savePng(QCustomPlot *plot, const QString &path, QSize size, double scale, QString *error)
@@ -57,14 +72,7 @@ bool saveSvg(QCustomPlot *plot, const QString &path, QSize size, const QString &
         gen.setViewBox(QRect(QPoint(0, 0), size));
         gen.setTitle(title);
         gen.setDescription(QStringLiteral("AttnScope figure"));
-        QCPPainter painter;
-        if (!painter.begin(&gen)) {
-            if (error) *error = tr("cannot start SVG output for %1").arg(path);
-            return false;
-        }
-        painter.setMode(QCPPainter::pmVectorized);
-        plot->toPainter(&painter, size.width(), size.height());
-        painter.end();
+        if (!paintVectors(plot, &gen, size, tr("SVG output for %1").arg(path), error)) return false;
     }
     return commit(file, path, error);
 }
@@ -81,15 +89,7 @@ bool savePdf(QCustomPlot *plot, const QString &path, QSize size, const QString &
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setTitle(title);
         writer.setCreator(QStringLiteral("AttnScope"));
-        QCPPainter painter;
-        if (!painter.begin(&writer)) {
-            if (error) *error = tr("cannot start PDF output for %1").arg(path);
-            return false;
-        }
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
-        plot->toPainter(&painter, size.width(), size.height());
-        painter.end();
+        if (!paintVectors(plot, &writer, size, tr("PDF output for %1").arg(path), error)) return false;
     }
     return commit(file, path, error);
 }

@@ -147,17 +147,6 @@ std::optional<Session> Session::fromJson(const QJsonObject &o, QString *error)
     return s;
 }
 
-bool readStateInt(const QJsonObject &state, const QString &key, int lo, int hi, int &value, QString *error)
-{
-    if (!state.contains(key)) return true;
-    const QJsonValue v = state.value(key);
-    const double d = v.toDouble();
-    if (!v.isDouble() || d != std::floor(d) || d < lo || d > hi)
-        return fail(error, tr("%1: expected an integer in %2..%3").arg(key).arg(lo).arg(hi));
-    value = int(d);
-    return true;
-}
-
 std::optional<Session> parseSession(const QByteArray &bytes, QString *error)
 {
     QJsonParseError parseError;

@@ -38,10 +38,6 @@ QStringList sessionBackends();     // the values settings.backend accepts
 QStringList sessionColorMaps();
 QStringList sessionThemes();
 
-// For workspaces' restoreSessionState(): the integer field `key` of `state` within [lo, hi]. Absent: `value` is left
-// as it is and the result is true; present but not such an integer: false, with "KEY: expected an integer in LO..HI".
-bool readStateInt(const QJsonObject &state, const QString &key, int lo, int hi, int &value, QString *error);
-
 // JSON text → Session; a syntax error names the line and column.
 std::optional<Session> parseSession(const QByteArray &bytes, QString *error);
 // The file at `path`; errors start with the path.

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "kit/workspaces.h"
+
+#include "workspaces/compare/compareview.h"
+#include "workspaces/equivariance/equivarianceview.h"
+#include "workspaces/explore/exploreview.h"
+#include "workspaces/faithfulness/faithfulnessview.h"
+#include "workspaces/masks/masksview.h"
+#include "workspaces/pipeline/pipelineview.h"
+
+namespace attnui {
+
+QList<Workspace *> createWorkspaces(Subject *subject)
+{
+    QList<Workspace *> list;
+    list << new ExploreView(subject);
+    list << new PipelineView(subject);
+    list << new MasksView(subject);
+    list << new EquivarianceView(subject);
+    list << new FaithfulnessView(subject);
+    list << new CompareView(subject);
+    // One line per workspace, in tab order.
+    return list;
+}
+
+} // namespace attnui

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// HeatmapPlot's QCustomPlot pieces (private to plots/heatmap*.cpp): its private state, the hatching over masked cells, the numbers printed in
+// cells large enough to read them, the colour gradient, and the colour map's storage built from a pooled level.
+
+#include "plots/colormaps.h"
+#include "plots/heatmaplod.h"
+#include "plots/heatmapplot.h"
+
+#include <qcustomplot.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QTimer;
+
+namespace attnui {
+
+bool isDark(const QPalette &palette);
+
+// Hatching over masked cells, drawn as one rectangle per run of masked cells in a row, so a causal mask over
+// thousands of tokens costs one rectangle per visible row, not one per cell.
+class MaskHatch : public QCPAbstractItem {
+public:
+    struct Run {
+        int row, first, last;
+    };
+
+    explicit MaskHatch(QCustomPlot *plot);
+    void setRuns(std::vector<Run> runs) { m_runs = std::move(runs); }
+    void setColor(const QColor &color) { m_color = color; }
+    double selectTest(const QPointF &, bool, QVariant *) const override { return -1.0; }
+
+protected:
+    void draw(QCPPainter *painter) override;
+
+private:
+    std::vector<Run> m_runs;
+    QColor m_color;
+};
+
+// The weight printed inside each cell when cells are large enough to read it (short inputs, or zoomed in):
+// the exact number is on screen and in exported figures, not only on hover.
+class CellValues : public QCPAbstractItem {
+public:
+    CellValues(QCustomPlot *plot, const HeatmapData *data, const QCPColorMap *map);
+    double selectTest(const QPointF &, bool, QVariant *) const override { return -1.0; }
+
+protected:
+    void draw(QCPPainter *painter) override;
+
+private:
+    const HeatmapData *m_data;
+    const QCPColorMap *m_map;
+};
+
+QCPColorGradient makeGradient(ColorMap map, bool dark);
+std::unique_ptr<QCPColorMapData> makeCells(const HeatmapLevel &level);
+std::vector<MaskHatch::Run> maskRuns(const HeatmapData &data);
+
+// HeatmapPlot's state behind its d-pointer (shared by heatmapplot.cpp and heatmaphover.cpp).
+struct HeatmapPlot::Private {
+    QCustomPlot *plot = nullptr;
+    QCPColorMap *map = nullptr;
+    QCPColorScale *scale = nullptr;
+    QCPTextElement *title = nullptr;
+    MaskHatch *hatch = nullptr;
+    QCPItemRect *hoverRect = nullptr;
+    QSharedPointer<QCPAxisTickerText> rowTicker, colTicker;
+    std::optional<HeatmapCell> hover;
+    QPoint pressPos;
+    double lower = 0.0, upper = 1.0;
+    bool updatingTicks = false;
+    HeatmapWindow window;                  // what the colour map stores now (see heatmaplod.h)
+    int rowStride = 1, colStride = 1;
+    QTimer *refine = nullptr;              // re-pools the visible window after zooming a large matrix
+    quint64 generation = 0;                // of setData / setDataAsync calls; stale async results are dropped
+    bool preparing = false;
+    int widestColLabel = -1;               // pixels; −1: to be measured
+};
+
+struct HeatmapPlot::Prepared {
+    HeatmapData data;
+    std::unique_ptr<QCPColorMapData> cells;   // null: nothing to show
+    std::vector<MaskHatch::Run> runs;
+    HeatmapLevel level;                       // without its cells (moved into `cells`)
+};
+
+} // namespace attnui

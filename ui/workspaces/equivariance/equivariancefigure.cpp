@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workspaces/equivariance/equivariancefigure.h"
+
+#include "plots/heatmapplot.h"
+#include "kit/numbering.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnui {
+
+namespace {
+
+QLabel *bigLabel()
+{
+    auto *label = new QLabel;
+    QFont f = label->font();
+    f.setPointSizeF(f.pointSizeF() * 1.6);
+    f.setBold(true);
+    label->setFont(f);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+double maxAbs(const std::vector<float> &v)
+{
+    double m = 0.0;
+    for (float x : v) m = std::max(m, std::abs(double(x)));
+    return m;
+}
+
+// A symmetric colour range that never collapses to zero width.
+double symmetricRange(double m) { return m > 0.0 ? m : 1e-12; }
+
+QStringList indexLabels(int n)
+{
+    QStringList out;
+    for (int i = 0; i < n; ++i) out << QString::number(i);
+    return out;
+}
+
+} // namespace
+
+EquivarianceFigure::EquivarianceFigure(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *errors = new QHBoxLayout;
+    m_errA = bigLabel();
+    m_errY = bigLabel();
+    errors->addWidget(m_errA, 1);
+    errors->addWidget(m_errY, 1);
+    layout->addLayout(errors);
+    m_reason = new QLabel;
+    m_reason->setWordWrap(true);
+    m_reason->setTextFormat(Qt::RichText);
+    layout->addWidget(m_reason);
+
+    auto *grid = new QGridLayout;
+    grid->setSpacing(4);
+    const auto make = [this] { auto *p = new HeatmapPlot(this); p->setMinimumSize(260, 220); return p; };
+    m_aPX = make();
+    m_aX = make();
+    m_aDiff = make();
+    m_yPX = make();
+    m_yX = make();
+    m_yDiff = make();
+    grid->addWidget(m_aPX, 0, 0);
+    grid->addWidget(m_aX, 0, 1);
+    grid->addWidget(m_aDiff, 0, 2);
+    grid->addWidget(m_yPX, 1, 0);
+    grid->addWidget(m_yX, 1, 1);
+    grid->addWidget(m_yDiff, 1, 2);
+    for (HeatmapPlot *p : {m_aPX, m_aX}) {
+        p->setValueLabel(tr("attention weight"));
+        p->setAxisTitles(tr("query (permuted order)"), tr("key (permuted order)"));
+    }
+    m_aDiff->setColorMap(ColorMap::Diverging);
+    m_aDiff->setAxisTitles(tr("query (permuted order)"), tr("key (permuted order)"));
+    for (HeatmapPlot *p : {m_yPX, m_yX, m_yDiff}) {
+        p->setColorMap(ColorMap::Diverging);
+        p->setAxisTitles(tr("token (permuted order)"), tr("hidden dimension"));
+    }
+    m_aPX->setTitle(tr("A(PX): attention of the permuted input"));
+    m_aX->setTitle(tr("P·A(X)·Pᵀ: attention of the input, permuted"));
+    m_aDiff->setTitle(tr("A(PX) − P·A(X)·Pᵀ"));
+    m_yPX->setTitle(tr("Y(PX): final hidden states of the permuted input"));
+    m_yX->setTitle(tr("P·Y(X): final hidden states, rows permuted"));
+    m_yDiff->setTitle(tr("Y(PX) − P·Y(X)"));
+    grid->setRowStretch(0, 1);
+    grid->setRowStretch(1, 1);
+    layout->addLayout(grid, 1);
+}
+
+QString EquivarianceFigure::formatError(double err)
+{
+    if (!std::isfinite(err)) return QStringLiteral("—");
+    if (err == 0.0) return QStringLiteral("0");
+    return QString::number(err, 'e', 1);
+}
+
+QString EquivarianceFigure::weightsErrorText() const { return m_errA->text(); }
+QString EquivarianceFigure::outputsErrorText() const { return m_errY->text(); }
+QString EquivarianceFigure::reasonText() const { return m_reason->text(); }
+
+void EquivarianceFigure::setColorMap(ColorMap map)
+{
+    m_aPX->setColorMap(map);
+    m_aX->setColorMap(map);
+}
+
+void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSnapshot> &s, const QString &reason)
+{
+    if (!s) return;
+    const attn::EquivarianceResult &r = s->result;
+    const QString head = headName(int(s->focus.layer), int(s->focus.head));
+    // The scope's numbers (the engine's) in large text; the head on screen in the titles.
+    m_errA->setText(tr("weights: max |A(PX) − P·A(X)·Pᵀ| = %1").arg(formatError(r.maxAbsErrWeights)));
+    m_errA->setToolTip(tr("Largest absolute difference of attention weights (probabilities) over the %1 head(s) in "
+                          "scope; %2 on screen: %3")
+                           .arg(r.heads.size()).arg(head, formatError(s->focusErrWeights)));
+    m_errY->setText(tr("outputs: max |Y(PX) − P·Y(X)| = %1").arg(formatError(r.maxAbsErrOutputs)));
+    m_errY->setToolTip(tr("Largest absolute difference of the final hidden states (model units)"));
+    const bool holds = r.expectedEquivariant;
+    const QString colour = holds ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828");
+    m_reason->setText(QStringLiteral("<b style='color:%1'>%2</b> %3")
+                          .arg(colour, holds ? tr("Equivariant.") : tr("Not equivariant."), reason.toHtmlEscaped()));
+
+    const int L = s->length;
+    const auto weights = [&](HeatmapPlot *plot, const std::vector<float> &values, const std::vector<std::uint8_t> &masked) {
+        HeatmapData d;
+        d.rows = d.cols = L;
+        d.values = values;
+        d.masked = masked;
+        d.rowLabels = d.colLabels = s->permutedLabels;
+        plot->setData(std::move(d));
+    };
+    // One colour scale for both maps, up to their largest weight, so that flat heads still show their structure.
+    const double topA = std::max({maxAbs(s->weightsPX), maxAbs(s->weightsXPermuted), 1e-6});
+    m_aPX->setValueRange(0.0, topA);
+    m_aX->setValueRange(0.0, topA);
+    weights(m_aPX, s->weightsPX, s->maskedPX);
+    weights(m_aX, s->weightsXPermuted, s->maskedXPermuted);
+    m_aPX->setTitle(tr("A(PX): %1 on the permuted input").arg(head));
+    m_aX->setTitle(tr("P·A(X)·Pᵀ: %1 on the input, permuted").arg(head));
+
+    std::vector<float> diffA(s->weightsPX.size());
+    for (std::size_t k = 0; k < diffA.size(); ++k) diffA[k] = s->weightsPX[k] - s->weightsXPermuted[k];
+    const double rangeA = symmetricRange(maxAbs(diffA));
+    HeatmapData dA;
+    dA.rows = dA.cols = L;
+    dA.values = std::move(diffA);
+    dA.rowLabels = dA.colLabels = s->permutedLabels;
+    m_aDiff->setValueRange(-rangeA, rangeA);
+    m_aDiff->setValueLabel(tr("difference (±%1)").arg(formatError(rangeA)));
+    m_aDiff->setData(std::move(dA));
+    m_aDiff->setTitle(tr("A(PX) − P·A(X)·Pᵀ  (max %1)").arg(formatError(s->focusErrWeights)));
+
+    const int D = s->dModel;
+    const QStringList dims = indexLabels(D);
+    const double rangeY = symmetricRange(std::max(maxAbs(s->outputsPX), maxAbs(s->outputsXPermuted)));
+    const auto outputs = [&](HeatmapPlot *plot, const std::vector<float> &values) {
+        HeatmapData d;
+        d.rows = L;
+        d.cols = D;
+        d.values = values;
+        d.rowLabels = s->permutedLabels;
+        d.colLabels = dims;
+        plot->setValueRange(-rangeY, rangeY);
+        plot->setValueLabel(tr("hidden state value"));
+        plot->setData(std::move(d));
+    };
+    outputs(m_yPX, s->outputsPX);
+    outputs(m_yX, s->outputsXPermuted);
+
+    std::vector<float> diffY(s->outputsPX.size());
+    for (std::size_t k = 0; k < diffY.size(); ++k) diffY[k] = s->outputsPX[k] - s->outputsXPermuted[k];
+    const double rangeDY = symmetricRange(maxAbs(diffY));
+    HeatmapData dY;
+    dY.rows = L;
+    dY.cols = D;
+    dY.values = std::move(diffY);
+    dY.rowLabels = s->permutedLabels;
+    dY.colLabels = dims;
+    m_yDiff->setValueRange(-rangeDY, rangeDY);
+    m_yDiff->setValueLabel(tr("difference (±%1)").arg(formatError(rangeDY)));
+    m_yDiff->setData(std::move(dY));
+    m_yDiff->setTitle(tr("Y(PX) − P·Y(X)  (max %1)").arg(formatError(s->focusErrOutputs)));
+    for (HeatmapPlot *p : {m_yPX, m_yX, m_yDiff}) {
+        p->setHoverFormatter([p](HeatmapCell c) {
+            const HeatmapData &d = p->data();
+            return QObject::tr("token “%1” (row %2), dimension %3: %4")
+                .arg(d.rowLabels.value(c.row)).arg(c.row).arg(c.col)
+                .arg(QString::number(double(d.values[std::size_t(c.row * d.cols + c.col)]), 'g', 5));
+        });
+    }
+    m_aDiff->setHoverFormatter([this](HeatmapCell c) {
+        const HeatmapData &d = m_aDiff->data();
+        return QObject::tr("query “%1”, key “%2”: difference %3")
+            .arg(d.rowLabels.value(c.row), d.colLabels.value(c.col))
+            .arg(QString::number(double(d.values[std::size_t(c.row * d.cols + c.col)]), 'e', 2));
+    });
+}
+
+} // namespace attnui

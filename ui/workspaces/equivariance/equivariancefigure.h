@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The Equivariance workspace's figure: the two maximum errors in large text with the reason they are ~0 or not,
+// then A(PX) | P·A(X)·Pᵀ | difference and Y(PX) | P·Y(X) | difference, every heatmap labelled with the tokens in
+// the permuted order. What Export Figure writes.
+
+#include "workspaces/equivariance/equivariancerun.h"
+#include "plots/colormaps.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+
+namespace attnui {
+
+class HeatmapPlot;
+
+class EquivarianceFigure : public QWidget {
+    Q_OBJECT
+public:
+    explicit EquivarianceFigure(QWidget *parent = nullptr);
+
+    void setSnapshot(const std::shared_ptr<const EquivarianceSnapshot> &snapshot, const QString &reason);
+    void setColorMap(ColorMap map);
+
+    HeatmapPlot *weightsPermutedInput() const { return m_aPX; }    // A(PX)
+    HeatmapPlot *weightsPermutedOutput() const { return m_aX; }    // P·A(X)·Pᵀ
+    HeatmapPlot *weightsDifference() const { return m_aDiff; }
+    HeatmapPlot *outputsPermutedInput() const { return m_yPX; }    // Y(PX)
+    HeatmapPlot *outputsPermutedOutput() const { return m_yX; }    // P·Y(X)
+    HeatmapPlot *outputsDifference() const { return m_yDiff; }
+    QString weightsErrorText() const;
+    QString outputsErrorText() const;
+    QString reasonText() const;
+
+    static QString formatError(double err);   // "3.1e-08"
+
+private:
+    QLabel *m_errA = nullptr;
+    QLabel *m_errY = nullptr;
+    QLabel *m_reason = nullptr;
+    HeatmapPlot *m_aPX = nullptr, *m_aX = nullptr, *m_aDiff = nullptr;
+    HeatmapPlot *m_yPX = nullptr, *m_yX = nullptr, *m_yDiff = nullptr;
+};
+
+} // namespace attnui

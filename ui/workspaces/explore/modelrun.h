@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Explore on a real model: open it (when the request names a spec rather than a loaded model), tokenize the
+// text with its tokenizer, run the forward pass capturing the heads on screen, analyse them and read the
+// output head. Runs on a worker thread through EngineRunner; the UI thread never opens or runs a model.
+
+#include "workspaces/explore/experiment.h"
+
+#include "kit/subject.h"
+
+#include <attnscope/attention.h>
+#include <attnscope/mask.h>
+#include <attnscope/textmodel.h>
+
+#include <memory>
+#include <optional>
+
+namespace attnui {
+
+struct ModelRequest {
+    TextModelPtr model;            // the loaded model; null: open `spec` first
+    QString spec;                  // "sample:NAME", a folder, or a "random:..." spec
+    QString text;
+    bool useFirstExample = false;  // run on the first examples.json text of the model's folder instead of `text`
+    int focusLayer = 0;            // always gets weights and scores, whatever the length
+    int focusHead = 0;
+    int allHeadsUpTo = 256;        // weights for every head up to this many tokens; beyond, only the focus head
+    int topK = 10;
+    bool flow = true;              // attention flow too (see analyseSnapshot)
+    attn::Backend backend = attn::Backend::Auto;   // View ▸ Backend (Subject::backend())
+    std::optional<attn::MaskSpec> maskOverride;   // Subject::maskOverride(): nullopt runs the model's own mask
+    int padding = 0;                               // Subject::padding(): tokens appended and masked as keys
+};
+
+// A model's result; `model` is the model that ran (newly opened or the request's). When a newly opened model
+// cannot run this text, the job still succeeds with `runError` set, so the view can switch to the model.
+struct ModelSnapshot : ExploreSnapshot {
+    TextModelPtr model;
+    QString runError;
+};
+
+// examples.json in a model folder: [{"text": ..., "what_to_look_for": ...}, ...]. Missing file: empty lists.
+void readExamples(const QString &folder, QStringList *texts, QStringList *hints);
+
+// One line about a model: "gpt2 · 2 layers × 4 heads · causal LM · 1,024 positions".
+QString describeModel(const attn::TextModel &model);
+
+// Display text of a token label: surrounding spaces dropped, newlines and tabs made visible.
+QString tokenDisplayLabel(const std::string &label);
+
+attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, const JobContext &ctx);
+
+} // namespace attnui

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Masks: one head of the Subject's model on the Subject's text, recomputed from its captured Q, K, V under
+// several masks — the model's own (the baseline), bidirectional, causal, key padding, a sliding window and the
+// user's own — side by side: the weights on top, the difference from the baseline below (diverging colours,
+// symmetric range shared by all panels), and ‖Δoutput‖ per token as bars. Two proofs under them: perturbing
+// token j leaves every position < j unchanged under a causal mask (and not under a bidirectional one), and
+// appended padding leaves the real tokens unchanged when it is masked (and not when it is visible).
+//
+// Editing: click or drag over the custom panel's cells to toggle allowed/blocked (it starts as causal); click
+// a token in the padding strip to mark it as a padding key. Every change re-runs, debounced, on runner().
+//
+// Views (attnscope-cli figure --view, showView): "masks" (the current head) or "masks:L.H" with layer and head
+// counted from 0, as in `run --heads L.H`.
+//
+// Session state (sessionState/restoreSessionState), every field optional:
+//   layer, head         integers from 0 (a head outside the model is clamped when the model is known)
+//   masks               array of "bidirectional", "causal", "padding", "window", "custom" (the baseline always shows)
+//   window              integer 0..4096
+//   padding             array of token positions (integers ≥ 0)
+//   custom              {"length": L, "allowed": [L strings of L '0'/'1' characters]}
+//   perturb             token j of the leakage proof (integer ≥ 0)
+//   replacement         token id put at j (−1: the next id)
+//   pads                padding tokens appended for the padding proof, 1..64
+
+#include "workspaces/masks/masksrun.h"
+#include "kit/paddingstrip.h"
+#include "kit/workspace.h"
+
+#include <QPointer>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QToolButton;
+
+namespace attnui {
+
+class HeatmapPlot;
+class XYPlot;
+
+class MasksView : public Workspace {
+    Q_OBJECT
+public:
+    explicit MasksView(Subject *subject, QWidget *parent = nullptr);
+    ~MasksView() override;
+
+    QString title() const override { return tr("Masks"); }
+    QString explanation() const override;
+    QWidget *figureWidget() const override;
+    QString figureCaption() const override;
+    HeatmapPlot *currentFigure() const override;   // the first non-baseline weights panel
+    void setColorMap(ColorMap map) override;
+    QJsonObject sessionState() const override;
+    bool restoreSessionState(const QJsonObject &state, QString *error) override;
+    QStringList viewPrefixes() const override { return {QStringLiteral("masks")}; }
+    bool showView(const QString &spec, QString *error) override;
+
+    void selectHead(int layer, int head);
+    void setChoices(const std::vector<MaskChoice> &choices);
+    void setPerturbedToken(int j);
+    void togglePadding(int position);
+    void toggleCustomCell(int row, int col);   // allowed ⇄ blocked, then re-runs
+    void resetCustomMask();
+
+    std::shared_ptr<const MasksSnapshot> snapshot() const { return m_snapshot; }
+    const MasksRequest &request() const { return m_request; }
+    // The panels of the snapshot on screen, in variant order (baseline first); the baseline has no difference map.
+    int panelCount() const { return int(m_weightPlots.size()); }
+    HeatmapPlot *weightsPanel(int i) const { return m_weightPlots.value(i); }
+    HeatmapPlot *differencePanel(int i) const { return m_diffPlots.value(i); }
+    int customPanel() const;                   // index of the custom panel, −1 when not shown
+    XYPlot *deltaPlot() const { return m_deltaPlot; }
+    XYPlot *leakagePlot() const { return m_leakPlot; }
+    QString leakageText() const;
+    QString paddingText() const;
+    PaddingStrip *paddingStrip() const { return m_padStrip; }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    void submit() override;
+    bool onResult(const SnapshotPtr &snapshot) override;
+    bool hasResult() const override { return m_snapshot != nullptr; }
+    void onModelChanged() override;
+
+private:
+    void buildUi();
+    void showSnapshot();
+    void rebuildPanels(int count);
+    void syncControls();
+
+    MasksRequest m_request;
+    std::shared_ptr<const MasksSnapshot> m_snapshot;
+    ColorMap m_colorMap = ColorMap::Viridis;
+    // Dragging over the custom panel paints one state (the opposite of the first cell's).
+    bool m_painting = false;
+    std::uint8_t m_paintValue = 0;
+    int m_lastRow = -1, m_lastCol = -1;
+
+    QComboBox *m_headCombo = nullptr;
+    QList<QToolButton *> m_choiceButtons;
+    QSpinBox *m_window = nullptr;
+    PaddingStrip *m_padStrip = nullptr;
+    QPushButton *m_resetCustom = nullptr;
+    QWidget *m_figure = nullptr;
+    QGridLayout *m_grid = nullptr;
+    QList<HeatmapPlot *> m_weightPlots;
+    QList<HeatmapPlot *> m_diffPlots;
+    QList<QLabel *> m_panelNotes;
+    QLabel *m_baselineNote = nullptr;
+    XYPlot *m_deltaPlot = nullptr;
+    XYPlot *m_leakPlot = nullptr;
+    QSpinBox *m_perturb = nullptr;
+    QSpinBox *m_replacement = nullptr;
+    QSpinBox *m_pads = nullptr;
+    QLabel *m_leakText = nullptr;
+    QLabel *m_padText = nullptr;
+};
+
+} // namespace attnui

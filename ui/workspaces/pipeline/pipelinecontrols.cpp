@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workspaces/pipeline/pipelinecontrols.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPainterPath>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attnui {
+
+ScoreSpreadPlot::ScoreSpreadPlot(QWidget *parent) : QWidget(parent), m_spread(scoreSpreadByDk())
+{
+    setMinimumSize(240, 150);
+    setToolTip(tr("Standard deviation of q·k for random q, k whose entries have mean 0 and variance 1 (4,000 "
+                  "samples per d_k). Without scaling it grows like √d_k; divided by √d_k it stays near 1."));
+}
+
+void ScoreSpreadPlot::setMarkedDk(int dk)
+{
+    m_marked = dk;
+    update();
+}
+
+void ScoreSpreadPlot::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QRectF area = QRectF(rect()).adjusted(38, 8, -8, -30);
+    const double xMax = std::log2(512.0), yMin = std::log2(0.5), yMax = std::log2(32.0);
+    auto pt = [&](double dk, double sd) {
+        const double x = area.left() + area.width() * std::log2(dk) / xMax;
+        const double y = area.bottom() - area.height() * (std::log2(std::max(sd, 0.5)) - yMin) / (yMax - yMin);
+        return QPointF(x, y);
+    };
+    const QColor text = palette().color(QPalette::WindowText);
+    p.setPen(QPen(palette().color(QPalette::Mid), 1));
+    p.drawRect(area);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    p.setFont(small);
+    p.setPen(text);
+    for (int dk : {1, 8, 64, 512}) {
+        const QPointF a = pt(dk, 0.5);
+        p.drawText(QRectF(a.x() - 20, area.bottom() + 2, 40, 14), Qt::AlignCenter, QString::number(dk));
+    }
+    for (double sd : {0.5, 1.0, 4.0, 16.0}) {
+        const QPointF a = pt(1, sd);
+        p.drawText(QRectF(0, a.y() - 7, area.left() - 4, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(sd));
+    }
+    p.drawText(QRectF(area.left(), area.bottom() + 14, area.width(), 14), Qt::AlignCenter,
+               tr("d_k (log scale) → std of q·k"));
+    if (m_marked > 0) {
+        p.setPen(QPen(palette().color(QPalette::Highlight), 1, Qt::DashLine));
+        const double x = pt(m_marked, 1).x();
+        p.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
+        p.drawText(QRectF(x + 3, area.top() + 2, 80, 14), Qt::AlignLeft, tr("this head"));
+    }
+    const auto curve = [&](const std::vector<double> &ys, QColor c, const QString &label, double labelY) {
+        QPainterPath path;
+        for (std::size_t i = 0; i < ys.size(); ++i) {
+            const QPointF q = pt(m_spread.dk[i], ys[i]);
+            i == 0 ? path.moveTo(q) : path.lineTo(q);
+            p.setPen(Qt::NoPen);
+            p.setBrush(c);
+            p.drawEllipse(q, 2.5, 2.5);
+        }
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(c, 2));
+        p.drawPath(path);
+        p.drawText(QRectF(area.left() + 4, labelY, 160, 14), Qt::AlignLeft, label);
+    };
+    curve(m_spread.stdRaw, QColor(0xd6, 0x60, 0x4d), tr("q·k  (≈ √d_k)"), area.top() + 2);
+    curve(m_spread.stdScaled, QColor(0x43, 0x93, 0xc3), tr("q·k / √d_k  (≈ 1)"), area.top() + 16);
+}
+
+PipelineControls::PipelineControls(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *box = new QGroupBox(tr("Try changing"));
+    auto *form = new QFormLayout(box);
+    m_scale = new QCheckBox(tr("divide scores by √d_k"));
+    m_scale->setChecked(true);
+    m_scale->setToolTip(tr("The model's own scale factor (1/√d_k); off: the raw dot products go into softmax."));
+    form->addRow(m_scale);
+    m_temperature = new QSlider(Qt::Horizontal);
+    m_temperature->setRange(-100, 100);
+    m_temperature->setValue(0);
+    m_temperature->setToolTip(tr("Scores are divided by T before softmax: T < 1 sharpens, T > 1 flattens."));
+    m_temperatureLabel = new QLabel;
+    auto *tRow = new QHBoxLayout;
+    tRow->addWidget(m_temperature, 1);
+    tRow->addWidget(m_temperatureLabel);
+    form->addRow(tr("Temperature"), tRow);
+    m_mask = new QComboBox;
+    m_mask->addItem(tr("model's own"), int(PipelineSettings::Mask::Model));
+    m_mask->addItem(tr("bidirectional (none)"), int(PipelineSettings::Mask::Bidirectional));
+    m_mask->addItem(tr("causal"), int(PipelineSettings::Mask::Causal));
+    m_mask->addItem(tr("window ±w"), int(PipelineSettings::Mask::Window));
+    m_window = new QSpinBox;
+    m_window->setRange(0, 4096);
+    m_window->setValue(2);
+    m_window->setPrefix(tr("w "));
+    auto *mRow = new QHBoxLayout;
+    mRow->addWidget(m_mask, 1);
+    mRow->addWidget(m_window);
+    form->addRow(tr("Mask"), mRow);
+    m_positional = new QComboBox;
+    m_positional->addItem(tr("the model's own"), int(PipelineSettings::Positional::Model));
+    m_positional->addItem(tr("none (dropped)"), int(PipelineSettings::Positional::None));
+    m_positional->setToolTip(tr("Drop the positional information (learned, sinusoidal, RoPE or ALiBi) in every layer. "
+                                "A model trained with it will behave differently without it."));
+    form->addRow(tr("Positions"), m_positional);
+    layout->addWidget(box);
+
+    auto *sat = new QGroupBox(tr("Softmax saturation (this head, every row)"));
+    auto *satLayout = new QVBoxLayout(sat);
+    m_saturation = new QLabel;
+    m_saturation->setWordWrap(true);
+    m_saturation->setTextFormat(Qt::RichText);
+    satLayout->addWidget(m_saturation);
+    layout->addWidget(sat);
+
+    auto *spread = new QGroupBox(tr("Why √d_k: spread of q·k for random vectors"));
+    auto *spreadLayout = new QVBoxLayout(spread);
+    m_spread = new ScoreSpreadPlot;
+    spreadLayout->addWidget(m_spread);
+    layout->addWidget(spread);
+    layout->addStretch(1);
+
+    connect(m_scale, &QCheckBox::toggled, this, &PipelineControls::changed);
+    connect(m_temperature, &QSlider::valueChanged, this, [this] { updateLabels(); emit changed(); });
+    connect(m_mask, &QComboBox::currentIndexChanged, this, [this] { updateLabels(); emit changed(); });
+    connect(m_window, &QSpinBox::valueChanged, this, &PipelineControls::changed);
+    connect(m_positional, &QComboBox::currentIndexChanged, this, &PipelineControls::changed);
+    updateLabels();
+}
+
+double PipelineControls::temperatureFromSlider(int value)
+{
+    return std::pow(10.0, value / 100.0);
+}
+
+int PipelineControls::sliderFromTemperature(double t)
+{
+    return int(std::lround(std::clamp(100.0 * std::log10(t), -100.0, 100.0)));
+}
+
+void PipelineControls::applyTo(PipelineSettings *s) const
+{
+    s->scale = m_scale->isChecked();
+    // The slider's steps are coarse; keep a restored temperature exactly while the slider has not moved.
+    const double t = temperatureFromSlider(m_temperature->value());
+    if (sliderFromTemperature(s->temperature) != m_temperature->value()) s->temperature = t;
+    s->mask = PipelineSettings::Mask(m_mask->currentData().toInt());
+    s->window = m_window->value();
+    s->positional = PipelineSettings::Positional(m_positional->currentData().toInt());
+}
+
+void PipelineControls::setFrom(const PipelineSettings &s)
+{
+    const QSignalBlocker b1(m_scale), b2(m_temperature), b3(m_mask), b4(m_window), b5(m_positional);
+    m_scale->setChecked(s.scale);
+    m_temperature->setValue(sliderFromTemperature(s.temperature));
+    m_mask->setCurrentIndex(m_mask->findData(int(s.mask)));
+    m_window->setValue(s.window);
+    m_positional->setCurrentIndex(m_positional->findData(int(s.positional)));
+    updateLabels();
+}
+
+void PipelineControls::updateLabels()
+{
+    m_temperatureLabel->setText(QStringLiteral("T = %1").arg(temperatureFromSlider(m_temperature->value()), 0, 'f', 2));
+    m_window->setEnabled(m_mask->currentData().toInt() == int(PipelineSettings::Mask::Window));
+}
+
+void PipelineControls::showSnapshot(const PipelineSnapshot &s)
+{
+    m_positional->setEnabled(s.canDropPositions || s.settings.positional == PipelineSettings::Positional::None);
+    m_positional->setToolTip(s.canDropPositions ? m_positional->toolTip()
+                                                : tr("This model has no positional information to drop."));
+    m_mask->setItemText(0, s.modelCausal ? tr("model's (causal)") : tr("model's (bidirectional)"));
+    m_spread->setMarkedDk(s.dHead);
+    const auto row = [](const QString &name, const Saturation &x, bool current) {
+        const QString cell = current ? QStringLiteral("<td><b>%1</b></td>") : QStringLiteral("<td>%1</td>");
+        return QStringLiteral("<tr><td>%1</td>").arg(name) + cell.arg(x.meanMaxWeight, 0, 'f', 3) +
+               cell.arg(QStringLiteral("%1 / %2").arg(x.meanEntropyBits, 0, 'f', 2).arg(x.meanUniformBits, 0, 'f', 2)) +
+               QStringLiteral("</tr>");
+    };
+    m_saturation->setText(
+        QStringLiteral("<table cellspacing=4><tr><th></th><th>largest weight</th><th>entropy / uniform (bits)</th></tr>") +
+        row(tr("÷√d_k"), s.withScale, s.settings.scale) + row(tr("no scaling"), s.withoutScale, !s.settings.scale) +
+        QStringLiteral("</table>") +
+        tr("<p>Means over rows, at T = %1. d_k = %2: without scaling the scores are √%2 ≈ %3× larger, so softmax "
+           "moves towards one-hot (largest weight → 1, entropy → 0) and its gradients vanish.</p>")
+            .arg(s.settings.temperature, 0, 'f', 2)
+            .arg(s.dHead)
+            .arg(std::sqrt(double(s.dHead)), 0, 'f', 1));
+}
+
+} // namespace attnui

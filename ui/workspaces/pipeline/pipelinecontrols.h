@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The Pipeline workspace's side panel: the toggles (÷√d_k on/off, temperature, mask, positional encoding), what
+// they do to softmax (mean largest weight and entropy per row, with and without scaling), and a small plot of
+// the spread of q·k against d_k for random vectors — the reason for ÷√d_k.
+
+#include "workspaces/pipeline/pipelinestages.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace attnui {
+
+// std(q·k) against d_k on log-log axes, raw and after ÷√d_k, with the current head's d_k marked.
+class ScoreSpreadPlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScoreSpreadPlot(QWidget *parent = nullptr);
+    void setMarkedDk(int dk);
+    const ScoreSpread &spread() const { return m_spread; }
+    QSize sizeHint() const override { return {280, 170}; }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    ScoreSpread m_spread;
+    int m_marked = 0;
+};
+
+class PipelineControls : public QWidget {
+    Q_OBJECT
+public:
+    explicit PipelineControls(QWidget *parent = nullptr);
+
+    // The toggle fields of `s` (scale, temperature, mask, window, positional); layer and head are left alone.
+    void applyTo(PipelineSettings *s) const;
+    void setFrom(const PipelineSettings &s);   // emits nothing
+    void showSnapshot(const PipelineSnapshot &s);
+
+    QCheckBox *scaleBox() const { return m_scale; }
+    QSlider *temperatureSlider() const { return m_temperature; }
+    QComboBox *maskBox() const { return m_mask; }
+    QComboBox *positionalBox() const { return m_positional; }
+    QLabel *saturationLabel() const { return m_saturation; }
+
+    static double temperatureFromSlider(int value);   // 10^(value/100): −100..100 → 0.1..10
+    static int sliderFromTemperature(double t);
+
+signals:
+    void changed();
+
+private:
+    void updateLabels();
+
+    QCheckBox *m_scale = nullptr;
+    QSlider *m_temperature = nullptr;
+    QLabel *m_temperatureLabel = nullptr;
+    QComboBox *m_mask = nullptr;
+    QSpinBox *m_window = nullptr;
+    QComboBox *m_positional = nullptr;
+    QLabel *m_saturation = nullptr;
+    ScoreSpreadPlot *m_spread = nullptr;
+};
+
+} // namespace attnui

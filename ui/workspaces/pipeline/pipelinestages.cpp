@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workspaces/pipeline/pipelinestages.h"
+
+#include "workspaces/explore/modelrun.h"
+
+#include <attnscope/export.h>
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace attnui {
+
+namespace {
+
+QString tr(const char *s) { return QCoreApplication::translate("attnui::PipelineStages", s); }
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+const char *const kStageNames[kPipelineStageCount] = {"input", "qkv", "dot", "scale", "mask", "softmax", "output"};
+const char *const kMaskNames[] = {"model", "bidirectional", "causal", "window"};
+
+QString positionalLabel(attn::PositionKind p)
+{
+    switch (p) {
+    case attn::PositionKind::None: return tr("none");
+    case attn::PositionKind::Learned: return tr("learned");
+    case attn::PositionKind::Sinusoidal: return tr("sinusoidal");
+    case attn::PositionKind::RoPE: return tr("RoPE");
+    case attn::PositionKind::ALiBi: return tr("ALiBi");
+    }
+    return {};
+}
+
+} // namespace
+
+QString maskName(PipelineSettings::Mask mask) { return QString::fromLatin1(kMaskNames[int(mask)]); }
+
+bool maskFromName(const QString &name, PipelineSettings::Mask *mask)
+{
+    for (int i = 0; i < 4; ++i)
+        if (name == QLatin1String(kMaskNames[i])) { *mask = PipelineSettings::Mask(i); return true; }
+    return false;
+}
+
+QString stageName(PipelineStage s) { return QString::fromLatin1(kStageNames[int(s)]); }
+
+bool stageFromName(const QString &name, PipelineStage *stage)
+{
+    for (int i = 0; i < kPipelineStageCount; ++i)
+        if (name == QLatin1String(kStageNames[i])) { *stage = PipelineStage(i); return true; }
+    return false;
+}
+
+QString stageTitle(PipelineStage s)
+{
+    switch (s) {
+    case PipelineStage::Input: return QStringLiteral("X");
+    case PipelineStage::Projections: return QStringLiteral("Q, K, V");
+    case PipelineStage::Dot: return QStringLiteral("QKᵀ");
+    case PipelineStage::Scale: return QStringLiteral("÷√d_k");
+    case PipelineStage::Mask: return QStringLiteral("+ M");
+    case PipelineStage::Softmax: return QStringLiteral("softmax");
+    case PipelineStage::Output: return QStringLiteral("·V");
+    }
+    return {};
+}
+
+QString stageFormula(PipelineStage s)
+{
+    switch (s) {
+    case PipelineStage::Input: return QStringLiteral("X ∈ ℝ^(n × d_model): one row per token");
+    case PipelineStage::Projections: return QStringLiteral("Q = X W_Q,   K = X W_K,   V = X W_V   (this head's d_k columns)");
+    case PipelineStage::Dot: return QStringLiteral("S_ij = q_i · k_j = Σ_c Q_ic K_jc");
+    case PipelineStage::Scale: return QStringLiteral("S′ = S / √d_k   (÷ T for temperature T)");
+    case PipelineStage::Mask: return QStringLiteral("S″ = S′ + M,   M_ij = 0 (allowed) or −∞ (masked)");
+    case PipelineStage::Softmax: return QStringLiteral("P_ij = exp(S″_ij) / Σ_j′ exp(S″_ij′)");
+    case PipelineStage::Output: return QStringLiteral("Y = P V:   y_i = Σ_j P_ij v_j");
+    }
+    return {};
+}
+
+QString stageExplanation(PipelineStage s)
+{
+    switch (s) {
+    case PipelineStage::Input:
+        return tr("The vectors that enter this layer, one row per token (the residual stream; pre-LN models normalise "
+                  "it before the projections). Only the first columns are written out.");
+    case PipelineStage::Projections:
+        return tr("Three learned linear maps give each token a query (what it looks for), a key (what it offers) and a "
+                  "value (what it passes on). These are the engine's own Q, K, V for this head, after RoPE if any.");
+    case PipelineStage::Dot:
+        return tr("Every query is compared with every key by a dot product: a large value means \"this key matches "
+                  "what this query looks for\". Rows are queries, columns are keys.");
+    case PipelineStage::Scale:
+        return tr("Dot products of d_k-dimensional vectors grow like √d_k; dividing keeps the scores near unit size "
+                  "so softmax does not saturate. Turn scaling off on the right to see what happens.");
+    case PipelineStage::Mask:
+        return tr("The mask adds −∞ where a query may not look (future tokens for a causal model, padding, outside a "
+                  "window) and 0 elsewhere; ALiBi adds a distance penalty here too.");
+    case PipelineStage::Softmax:
+        return tr("Each row is exponentiated and normalised: the weights are positive and sum to 1 over the allowed "
+                  "keys; −∞ becomes exactly 0. This is the attention pattern other views show.");
+    case PipelineStage::Output:
+        return tr("Each token's output is the weighted average of the value vectors, using its row of weights. The "
+                  "heads' outputs are concatenated and projected by W_O back into the residual stream.");
+    }
+    return {};
+}
+
+Saturation saturation(const std::vector<double> &weights, int n)
+{
+    Saturation s;
+    int rows = 0;
+    for (int i = 0; i < n; ++i) {
+        double maxW = 0.0, h = 0.0;
+        int allowed = 0;
+        for (int j = 0; j < n; ++j) {
+            const double p = weights[std::size_t(i) * std::size_t(n) + std::size_t(j)];
+            maxW = std::max(maxW, p);
+            if (p > 0.0) { h -= p * std::log2(p); ++allowed; }
+        }
+        if (allowed == 0) continue;
+        s.meanMaxWeight += maxW;
+        s.meanEntropyBits += h;
+        s.meanUniformBits += std::log2(double(allowed));
+        ++rows;
+    }
+    if (rows > 0) {
+        s.meanMaxWeight /= rows;
+        s.meanEntropyBits /= rows;
+        s.meanUniformBits /= rows;
+    }
+    return s;
+}
+
+HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<double> &k, const std::vector<double> &v,
+                             const std::vector<double> &bias, int n, int dHead, double factor, double temperature)
+{
+    const std::size_t N = std::size_t(n), D = std::size_t(dHead);
+    HeadStages h;
+    h.dot.assign(N * N, 0.0);
+    h.scaled.assign(N * N, 0.0);
+    h.masked.assign(N * N, 0.0);
+    h.weights.assign(N * N, 0.0);
+    h.output.assign(N * D, 0.0);
+    for (std::size_t i = 0; i < N; ++i) {
+        for (std::size_t j = 0; j < N; ++j) {
+            double s = 0.0;
+            for (std::size_t c = 0; c < D; ++c) s += q[i * D + c] * k[j * D + c];
+            h.dot[i * N + j] = s;
+            h.scaled[i * N + j] = s * factor / temperature;
+            h.masked[i * N + j] = h.scaled[i * N + j] + bias[i * N + j];   // −inf stays −inf
+        }
+        // Softmax with the row maximum subtracted; a row with no allowed key stays 0 (as the engine does).
+        double m = kNegInf;
+        for (std::size_t j = 0; j < N; ++j) m = std::max(m, h.masked[i * N + j]);
+        if (m == kNegInf) continue;
+        double sum = 0.0;
+        for (std::size_t j = 0; j < N; ++j) {
+            const double e = h.masked[i * N + j] == kNegInf ? 0.0 : std::exp(h.masked[i * N + j] - m);
+            h.weights[i * N + j] = e;
+            sum += e;
+        }
+        for (std::size_t j = 0; j < N; ++j) h.weights[i * N + j] /= sum;
+        for (std::size_t j = 0; j < N; ++j)
+            for (std::size_t c = 0; c < D; ++c) h.output[i * D + c] += h.weights[i * N + j] * v[j * D + c];
+    }
+    return h;
+}
+
+attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, const QString &text,
+                                                    const PipelineSettings &st, const JobContext &ctx)
+{
+    using attn::Status;
+    if (!model) return Status::invalid("pipeline: no model is open");
+    const attn::ModelConfig &cfg = model->model().config();
+    if (st.layer < 0 || st.layer >= cfg.layers)
+        return Status::invalid("layer: " + std::to_string(st.layer) + " is outside [0, " +
+                                       std::to_string(cfg.layers) + ")");
+    if (st.head < 0 || st.head >= cfg.heads)
+        return Status::invalid("head: " + std::to_string(st.head) + " is outside [0, " +
+                                       std::to_string(cfg.heads) + ")");
+    if (!(st.temperature > 0.0) || !std::isfinite(st.temperature))
+        return Status::invalid("temperature: must be a positive number");
+    if (st.mask == PipelineSettings::Mask::Window && st.window < 0)
+        return Status::invalid("window: must be 0 or more");
+
+    auto tokens = model->tokenize(text.toStdString());
+    if (!tokens) return tokens.status();
+    const int n = int(tokens->ids.size());
+    if (n == 0) return Status::invalid("text: there are no tokens to show");
+
+    const bool drop = st.positional == PipelineSettings::Positional::None;
+    attn::MaskSpec structure;
+    switch (st.mask) {
+    case PipelineSettings::Mask::Model: structure.causal = cfg.causal; break;
+    case PipelineSettings::Mask::Bidirectional: break;
+    case PipelineSettings::Mask::Causal: structure.causal = true; break;
+    case PipelineSettings::Mask::Window: structure = attn::MaskSpec::slidingWindow(st.window, cfg.causal); break;
+    }
+
+    attn::ForwardInput in;
+    in.tokenIds = tokens->ids;
+    attn::ForwardOptions opt;
+    opt.weightsMode = attn::WeightsRequest::Mode::Heads;
+    opt.weightHeads = {attn::HeadRef{st.layer, st.head}};
+    opt.captureScores = true;
+    opt.captureQKV = true;
+    opt.captureHiddenStates = true;
+    opt.computeLogits = false;
+    opt.dropPositions = drop;
+    if (st.mask != PipelineSettings::Mask::Model) opt.maskOverride = structure;
+    opt.cancel = ctx.cancelFn();
+    auto fwd = model->model().forward(in, opt);
+    if (!fwd) return fwd.status();
+
+    auto snap = std::make_shared<PipelineSnapshot>();
+    snap->settings = st;
+    snap->modelName = QString::fromStdString(model->displayName());
+    snap->text = text;
+    for (const std::string &label : tokens->labels) snap->tokens << tokenDisplayLabel(label);
+    snap->n = n;
+    snap->dModel = int(cfg.dModel);
+    snap->dHead = int(cfg.dHead);
+    snap->layers = int(cfg.layers);
+    snap->heads = int(cfg.heads);
+    snap->modelCausal = cfg.causal;
+    snap->canDropPositions = cfg.positions != attn::PositionKind::None;
+    snap->positionalName = drop ? tr("none (dropped)") : positionalLabel(cfg.positions);
+    snap->backend = attn::backendName(fwd->backend);
+
+    double modelFactor = cfg.scaleAttnWeights ? 1.0 / std::sqrt(double(cfg.dHead)) : 1.0;
+    if (cfg.scaleAttnByInverseLayerIdx) modelFactor /= double(st.layer + 1);
+    snap->modelFactor = modelFactor;
+    snap->factor = st.scale ? modelFactor : 1.0;
+
+    const std::size_t N = std::size_t(n), D = std::size_t(cfg.dHead), DM = std::size_t(cfg.dModel);
+    const std::vector<float> &hidden = fwd->hiddenStates.at(std::size_t(st.layer));
+    snap->x.assign(hidden.begin(), hidden.begin() + std::ptrdiff_t(N * DM));
+    // Q/K/V are [1, H, L, dHead] contiguous: this head's block.
+    const attn::LayerQKV &lq = fwd->qkv.at(std::size_t(st.layer));
+    const std::size_t off = std::size_t(st.head) * N * D;
+    snap->q.assign(lq.q.values.data() + off, lq.q.values.data() + off + N * D);
+    snap->k.assign(lq.k.values.data() + off, lq.k.values.data() + off + N * D);
+    snap->v.assign(lq.v.values.data() + off, lq.v.values.data() + off + N * D);
+
+    // M: the mask the forward pass used for this layer (the model's own or the override; ALiBi's slopes unless
+    // positions were dropped), through the engine's single definition maskBias().
+    attn::MaskSpec used = structure;
+    if (cfg.positions == attn::PositionKind::ALiBi && !drop) used.alibiSlopes = attn::alibiSlopes(cfg.heads);
+    snap->bias.assign(N * N, 0.0);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            snap->bias[std::size_t(i) * N + std::size_t(j)] = double(attn::maskBias(used, 0, st.head, i, j, n, n));
+
+    snap->stages = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), snap->factor, st.temperature);
+    const HeadStages scaled = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), modelFactor,
+                                                st.temperature);
+    const HeadStages unscaled = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), 1.0,
+                                                  st.temperature);
+    snap->withScale = saturation(scaled.weights, n);
+    snap->withoutScale = saturation(unscaled.weights, n);
+
+    // The check: the model's own settings (its scale, temperature 1) against what the engine captured.
+    const HeadStages own = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), modelFactor, 1.0);
+    const attn::CapturedHead &cap = fwd->heads.at(0);
+    for (std::size_t c = 0; c < N * N; ++c) {
+        snap->maxErrWeights = std::max(snap->maxErrWeights, std::abs(own.weights[c] - double(cap.weights[c])));
+        const double engine = double(cap.scores[c]);
+        const bool engineMasked = std::isinf(engine) && engine < 0;
+        const bool ourMasked = own.masked[c] == kNegInf;
+        if (engineMasked != ourMasked) snap->scoresMaskAgree = false;
+        else if (!ourMasked) snap->maxErrScores = std::max(snap->maxErrScores, std::abs(own.masked[c] - engine));
+    }
+    return std::shared_ptr<Snapshot>(std::move(snap));
+}
+
+ScoreSpread scoreSpreadByDk(int samples, unsigned seed)
+{
+    ScoreSpread s;
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int dk = 1; dk <= 512; dk *= 2) {
+        double sum = 0.0, sum2 = 0.0;
+        for (int t = 0; t < samples; ++t) {
+            double dot = 0.0;
+            for (int c = 0; c < dk; ++c) dot += normal(rng) * normal(rng);
+            sum += dot;
+            sum2 += dot * dot;
+        }
+        const double mean = sum / samples;
+        const double sd = std::sqrt(std::max(0.0, sum2 / samples - mean * mean));
+        s.dk.push_back(dk);
+        s.stdRaw.push_back(sd);
+        s.stdScaled.push_back(sd / std::sqrt(double(dk)));
+    }
+    return s;
+}
+
+} // namespace attnui

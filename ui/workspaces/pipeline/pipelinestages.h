@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The numbers behind the Pipeline workspace: one head of a real forward pass, X → Q, K, V → QKᵀ → ÷√d_k → + M →
+// softmax → ·V. The forward pass captures the layer's input, Q/K/V and the head's weights and scores; every
+// stage after Q/K/V is recomputed here in fp64 (with the view's scaling, temperature and mask) and, at the
+// model's own settings, checked against the weights and scores the engine captured.
+//
+// Layouts: row-major fp64. X [n, dModel] (the block's input, before the layer's LayerNorm for pre-LN models),
+// Q, K, V, Y [n, dHead], every score and weight matrix [n (queries), n (keys)]. Masked cells hold -inf in the
+// bias and masked-score matrices and exactly 0 in the weights. Runs on a worker thread (EngineRunner).
+
+#include "runner/enginerunner.h"
+#include "kit/subject.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace attnui {
+
+struct PipelineSettings {
+    enum class Mask { Model, Bidirectional, Causal, Window };
+    enum class Positional { Model, None };
+
+    int layer = 0;
+    int head = 0;
+    bool scale = true;              // ÷√d_k (the model's own scale factor) on or off
+    double temperature = 1.0;       // scores are divided by it before softmax, (0, ∞)
+    Mask mask = Mask::Model;
+    int window = 2;                 // Mask::Window: keys with |i − j| ≤ window (and j ≤ i for causal models)
+    Positional positional = Positional::Model;
+};
+
+QString maskName(PipelineSettings::Mask mask);                 // "model", "bidirectional", "causal", "window"
+bool maskFromName(const QString &name, PipelineSettings::Mask *mask);
+
+// The stages, in order; each has a short name, a one-line formula and a sentence of explanation.
+enum class PipelineStage { Input, Projections, Dot, Scale, Mask, Softmax, Output };
+constexpr int kPipelineStageCount = 7;
+QString stageName(PipelineStage s);          // "input", "qkv", "dot", "scale", "mask", "softmax", "output"
+bool stageFromName(const QString &name, PipelineStage *stage);
+QString stageTitle(PipelineStage s);         // "X", "Q, K, V", "QKᵀ", "÷√d_k", "+ M", "softmax", "·V"
+QString stageFormula(PipelineStage s);       // "S = Q Kᵀ"
+QString stageExplanation(PipelineStage s);
+
+// Softmax statistics of one weight matrix, over its rows with at least one allowed key.
+struct Saturation {
+    double meanMaxWeight = 0.0;   // mean over rows of the row's largest weight (1 = one-hot)
+    double meanEntropyBits = 0.0; // mean over rows of −Σ p log₂ p
+    double meanUniformBits = 0.0; // the same for uniform attention over the allowed keys (the maximum)
+};
+Saturation saturation(const std::vector<double> &weights, int n);
+
+// Stages after Q/K/V, for one head. `bias` [n, n] is the additive mask M (0, −inf, or ALiBi's −m·|i − j|).
+struct HeadStages {
+    std::vector<double> dot;      // S = Q Kᵀ
+    std::vector<double> scaled;   // S · factor / temperature
+    std::vector<double> masked;   // scaled + M
+    std::vector<double> weights;  // softmax over each row of masked (fully masked rows: 0)
+    std::vector<double> output;   // weights · V
+};
+HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<double> &k, const std::vector<double> &v,
+                             const std::vector<double> &bias, int n, int dHead, double factor, double temperature);
+
+struct PipelineSnapshot : Snapshot {
+    PipelineSettings settings;
+    TextModelPtr model;           // the model that ran
+    QString modelName;            // what ran ("sample:induction-gpt2", a random spec)
+    QString note;                 // e.g. why a fallback model is shown
+    QString text;
+    QStringList tokens;           // [n]
+    int n = 0, dModel = 0, dHead = 0, layers = 0, heads = 0;
+    bool modelCausal = false;
+    bool canDropPositions = false;
+    QString positionalName;       // "learned", "sinusoidal", "RoPE", "ALiBi", "none"
+    double modelFactor = 1.0;     // the model's own scale factor (1/√d_k, GPT-2 may add 1/(layer+1))
+    double factor = 1.0;          // the factor used in the stages (modelFactor, or 1 with scaling off)
+
+    std::vector<double> x;        // [n, dModel]
+    std::vector<double> q, k, v;  // [n, dHead]
+    std::vector<double> bias;     // [n, n]
+    HeadStages stages;
+    Saturation withScale, withoutScale;   // the same scores with and without ÷√d_k (at this temperature)
+
+    double maxErrWeights = 0.0;   // |fp64 softmax − engine's captured weights| at the model's own settings
+    double maxErrScores = 0.0;    // |fp64 scaled + M − engine's captured scores|, over allowed cells
+    bool scoresMaskAgree = true;  // the same cells are −inf in both
+};
+
+// Opens nothing: `model` must be loaded. Validates settings against the model (names the field on failure).
+attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, const QString &text,
+                                                    const PipelineSettings &settings, const JobContext &ctx);
+
+// The aid for ÷√d_k: the standard deviation of q·k for random q, k with independent unit-variance entries, at
+// d_k = 1, 2, 4, …, 512 (fixed seed). It grows like √d_k; after ÷√d_k it stays near 1.
+struct ScoreSpread {
+    std::vector<int> dk;
+    std::vector<double> stdRaw;
+    std::vector<double> stdScaled;
+};
+ScoreSpread scoreSpreadByDk(int samples = 4000, unsigned seed = 1);
+
+} // namespace attnui

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workspaces/pipeline/pipelineview.h"
+
+#include "plots/heatmapplot.h"
+#include "runner/enginerunner.h"
+#include "kit/subject.h"
+#include "kit/matrixpanel.h"
+#include "workspaces/pipeline/pipelinecontrols.h"
+#include "kit/numbering.h"
+#include "kit/stateio.h"
+
+#include <QButtonGroup>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QJsonValue>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attnui {
+
+namespace {
+
+constexpr int kDebounceMs = 120;
+constexpr double kCheckTolerance = 1e-4;   // fp32 engine vs fp64 recomputation, weights in [0, 1]
+const QString kDefaultText = QStringLiteral("the cat sat on the mat");
+
+QStringList columnLabels(int n)
+{
+    QStringList l;
+    for (int c = 0; c < n; ++c) l << QString::number(c);
+    return l;
+}
+
+QString fmt(double v) { return QString::number(v, 'g', 3); }
+
+} // namespace
+
+PipelineView::PipelineView(Subject *subject, QWidget *parent)
+    : Workspace(subject, QStringLiteral("pipeline"), {.debounceMs = kDebounceMs, .followBackend = false}, parent)
+{
+    buildUi();
+    scheduleRun();
+}
+
+void PipelineView::onModelChanged()
+{
+    if (const TextModelPtr m = subject()->model()) {   // another model may have fewer layers or heads
+        const attn::ModelConfig &c = m->model().config();
+        if (m_settings.layer >= c.layers) m_settings.layer = 0;
+        if (m_settings.head >= c.heads) m_settings.head = 0;
+    }
+    scheduleRun();
+}
+
+PipelineView::~PipelineView() = default;
+
+void PipelineView::buildUi()
+{
+    QVBoxLayout *outer = makePage();
+    refreshExplanation();
+
+    auto *bar = new QHBoxLayout;
+    m_layer = makeIndexSpinBox(tr("layer "));
+    m_head = makeIndexSpinBox(tr("head "));
+    bar->addWidget(m_layer);
+    bar->addWidget(m_head);
+    bar->addSpacing(16);
+    m_back = new QToolButton;
+    m_back->setText(tr("◀ Back"));
+    m_back->setToolTip(tr("Previous stage (←)"));
+    bar->addWidget(m_back);
+    m_stageButtons = new QButtonGroup(this);
+    const QString checkedStyle = QStringLiteral(
+        "QToolButton:checked { background: palette(highlight); color: palette(highlighted-text); font-weight: bold;"
+        " border-radius: 3px; padding: 2px 6px; }");
+    for (int i = 0; i < kPipelineStageCount; ++i) {
+        auto *b = new QToolButton;
+        b->setText(stageTitle(PipelineStage(i)));
+        b->setCheckable(true);
+        b->setAutoRaise(true);
+        b->setFocusPolicy(Qt::NoFocus);
+        b->setToolTip(stageFormula(PipelineStage(i)));
+        b->setStyleSheet(checkedStyle);
+        m_stageButtons->addButton(b, i);
+        bar->addWidget(b);
+        if (i + 1 < kPipelineStageCount) bar->addWidget(new QLabel(QStringLiteral("→")));
+    }
+    m_next = new QToolButton;
+    m_next->setText(tr("Next ▶"));
+    m_next->setToolTip(tr("Next stage (→)"));
+    bar->addWidget(m_next);
+    for (QToolButton *b : {m_back, m_next}) b->setFocusPolicy(Qt::NoFocus);
+    bar->addStretch(1);
+    outer->addLayout(bar);
+    m_info = new QLabel;
+    m_info->setForegroundRole(QPalette::PlaceholderText);
+    m_info->setWordWrap(true);
+    outer->addWidget(m_info);
+
+    auto *split = new QSplitter(Qt::Horizontal);
+    m_figure = new QWidget;
+    m_figure->setAutoFillBackground(true);
+    auto *fig = new QVBoxLayout(m_figure);
+    m_formula = new QLabel;
+    QFont big = m_formula->font();
+    big.setPointSizeF(big.pointSizeF() * 1.35);
+    big.setBold(true);
+    m_formula->setFont(big);
+    m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fig->addWidget(m_formula);
+    m_stageText = new QLabel;
+    m_stageText->setWordWrap(true);
+    fig->addWidget(m_stageText);
+    // Inputs stacked on the left, the stage's result on the right; scrolls when the window is narrow.
+    auto *grid = new QGridLayout;
+    grid->setHorizontalSpacing(10);
+    for (int i = 0; i < 3; ++i) {
+        auto *panel = new MatrixPanel;
+        panel->table()->setFocusPolicy(Qt::NoFocus);
+        m_panels << panel;
+    }
+    auto *op = new QLabel;
+    QFont opFont = op->font();
+    opFont.setPointSizeF(opFont.pointSizeF() * 1.8);
+    op->setFont(opFont);
+    m_operators << op;
+    grid->addWidget(m_panels[0], 0, 0);
+    grid->addWidget(m_panels[1], 1, 0);
+    grid->addWidget(op, 0, 1, 2, 1);
+    grid->addWidget(m_panels[2], 0, 2, 2, 1);
+    auto *matrices = new QWidget;
+    matrices->setLayout(grid);
+    auto *matrixScroll = new QScrollArea;
+    matrixScroll->setWidget(matrices);
+    matrixScroll->setWidgetResizable(true);
+    matrixScroll->setFrameShape(QFrame::NoFrame);
+    fig->addWidget(matrixScroll, 1);
+    m_check = new QLabel;
+    m_check->setWordWrap(true);
+    fig->addWidget(m_check);
+    split->addWidget(m_figure);
+
+    m_controls = new PipelineControls;
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(m_controls);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(330);
+    split->addWidget(scroll);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 0);
+    outer->addWidget(split, 1);
+
+    connect(m_back, &QToolButton::clicked, this, &PipelineView::stepBack);
+    connect(m_next, &QToolButton::clicked, this, &PipelineView::stepForward);
+    connect(m_stageButtons, &QButtonGroup::idClicked, this, [this](int id) { setStage(PipelineStage(id)); });
+    connect(m_layer, &QSpinBox::valueChanged, this, [this] { m_settings.layer = indexOf(m_layer); scheduleRun(); });
+    connect(m_head, &QSpinBox::valueChanged, this, [this] { m_settings.head = indexOf(m_head); scheduleRun(); });
+    connect(m_controls, &PipelineControls::changed, this, &PipelineView::onControlsChanged);
+    m_controls->setFrom(m_settings);
+    showStage();
+}
+
+QString PipelineView::explanation() const
+{
+    return tr("One attention head, step by step, with the real numbers of a forward pass: X → Q, K, V → QKᵀ → ÷√d_k "
+              "→ + M → softmax → ·V. Step with ← / → (or the buttons), and change scaling, temperature, mask or "
+              "positions on the right to see what each does.");
+}
+
+QWidget *PipelineView::figureWidget() const
+{
+    return m_snapshot ? m_figure : nullptr;
+}
+
+QString PipelineView::figureCaption() const
+{
+    if (!m_snapshot) return {};
+    const PipelineSettings &s = m_snapshot->settings;
+    return tr("%1 · \"%2\" · %3 · stage %4 · %5 · T = %6 · mask %7 · positions %8")
+        .arg(m_snapshot->modelName, m_snapshot->text, headName(s.layer, s.head), stageTitle(m_stage),
+             s.scale ? tr("÷√d_k") : tr("no scaling"))
+        .arg(s.temperature, 0, 'g', 3)
+        .arg(s.mask == PipelineSettings::Mask::Window ? tr("window %1").arg(s.window) : maskName(s.mask),
+             m_snapshot->positionalName);
+}
+
+HeatmapPlot *PipelineView::currentFigure() const
+{
+    // The stage's result, when it is drawn as a heatmap (tables are exported through figureWidget()).
+    for (int i = int(m_panels.size()) - 1; i >= 0; --i) {
+        MatrixPanel *p = m_panels[i];
+        if (!p->isHidden() && p->matrix().rows > 0) return p->showsTable() ? nullptr : p->plot();
+    }
+    return nullptr;
+}
+
+void PipelineView::setColorMap(ColorMap map)
+{
+    m_colorMap = map;
+    for (MatrixPanel *p : m_panels) p->setColorMap(map);
+}
+
+void PipelineView::submit()
+{
+    const TextModelPtr model = subject()->model();
+    const TextModelPtr fallback = m_fallback;
+    QString text = subject()->text();
+    if (text.trimmed().isEmpty()) text = kDefaultText;
+    const PipelineSettings settings = m_settings;
+    runner()->submit([model, fallback, text, settings](const JobContext &ctx)
+                                     -> attn::Result<std::shared_ptr<Snapshot>> {
+        TextModelPtr m = model ? model : fallback;
+        if (!m) {
+            auto opened = attn::TextModel::open(kFallbackSpec);
+            if (!opened) return opened.status();
+            m = std::make_shared<const attn::TextModel>(std::move(opened).value());
+        }
+        auto r = runPipeline(m, text, settings, ctx);
+        if (!r) return r;
+        auto *snap = static_cast<PipelineSnapshot *>(r.value().get());
+        snap->model = m;
+        if (!model) snap->note = tr("Explore shows its raw experiment, which has no model here: this is %1.")
+                                     .arg(QString::fromLatin1(kFallbackSpec));
+        return r;
+    });
+}
+
+bool PipelineView::onResult(const SnapshotPtr &snapshot)
+{
+    auto s = snapshotAs<PipelineSnapshot>(snapshot);
+    if (!s) return false;
+    if (!subject()->model()) m_fallback = s->model;
+    m_snapshot = std::move(s);
+    {
+        const QSignalBlocker b1(m_layer), b2(m_head);
+        setIndexCount(m_layer, m_snapshot->layers);
+        setIndexCount(m_head, m_snapshot->heads);
+        setIndex(m_layer, m_snapshot->settings.layer);
+        setIndex(m_head, m_snapshot->settings.head);
+    }
+    m_controls->showSnapshot(*m_snapshot);
+    QString info = tr("%1 · %n token(s) · d_model %2 · d_k %3 · positions %4 · backend %5", nullptr, m_snapshot->n)
+                       .arg(m_snapshot->modelName)
+                       .arg(m_snapshot->dModel)
+                       .arg(m_snapshot->dHead)
+                       .arg(m_snapshot->positionalName, QString::fromStdString(m_snapshot->backend));
+    if (!m_snapshot->note.isEmpty()) info += QStringLiteral("  —  ") + m_snapshot->note;
+    m_info->setText(info);
+    showStage();
+    return true;
+}
+
+void PipelineView::onRunFailed(const QString &message)
+{
+    // The head or settings cannot run on this model (a session's head the model lacks): the banner says so.
+    showError(couldNotRunText(tr("Pipeline: %1").arg(message), hasResult()));
+}
+
+void PipelineView::onControlsChanged()
+{
+    m_controls->applyTo(&m_settings);
+    scheduleRun();
+}
+
+void PipelineView::setSettings(const PipelineSettings &settings)
+{
+    m_settings = settings;
+    m_controls->setFrom(settings);
+    {
+        const QSignalBlocker b1(m_layer), b2(m_head);
+        setIndex(m_layer, settings.layer);
+        setIndex(m_head, settings.head);
+    }
+    rerun();
+}
+
+void PipelineView::setStage(PipelineStage stage)
+{
+    m_stage = stage;
+    showStage();
+    emit figureChanged();
+}
+
+void PipelineView::stepForward()
+{
+    if (int(m_stage) + 1 < kPipelineStageCount) setStage(PipelineStage(int(m_stage) + 1));
+}
+
+void PipelineView::stepBack()
+{
+    if (int(m_stage) > 0) setStage(PipelineStage(int(m_stage) - 1));
+}
+
+void PipelineView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Right) return stepForward();
+    if (event->key() == Qt::Key_Left) return stepBack();
+    Workspace::keyPressEvent(event);
+}
+
+QList<MatrixPanel *> PipelineView::panels() const
+{
+    QList<MatrixPanel *> shown;
+    for (MatrixPanel *p : m_panels)
+        if (!p->isHidden()) shown << p;
+    return shown;   // inputs first, the result last
+}
+
+QString PipelineView::formulaText() const { return m_formula->text(); }
+QString PipelineView::checkText() const { return m_check->text(); }
+
+void PipelineView::showStage()
+{
+    m_stageButtons->button(int(m_stage))->setChecked(true);
+    m_back->setEnabled(int(m_stage) > 0);
+    m_next->setEnabled(int(m_stage) + 1 < kPipelineStageCount);
+    m_formula->setText(stageFormula(m_stage));
+    m_stageText->setText(stageExplanation(m_stage));
+    const auto *s = m_snapshot.get();
+    if (!s) {
+        for (MatrixPanel *p : m_panels) p->hide();
+        for (QLabel *op : m_operators) op->hide();
+        m_check->setText(tr("Computing…"));
+        return;
+    }
+    const QStringList tok = s->tokens;
+    const QStringList dk = columnLabels(s->dHead);
+    using K = MatrixSpec::Kind;
+    const auto mat = [&](QString title, QString value, const std::vector<double> &v, int cols, QStringList colLabels,
+                         K kind = K::Signed) {
+        // Token × dimension matrices (X, Q, K, V, Y) or query × key matrices (scores, mask, weights).
+        const bool perDimension = cols != s->n || colLabels != tok;
+        return MatrixSpec{std::move(title), std::move(value), s->n, cols, v, {}, tok, std::move(colLabels), kind,
+                          perDimension ? tr("token") : tr("query"), perDimension ? tr("dimension") : tr("key")};
+    };
+    const MatrixSpec X = mat(tr("X  (n × d_model = %1 × %2)").arg(s->n).arg(s->dModel), tr("x"), s->x, s->dModel,
+                             columnLabels(s->dModel));
+    const MatrixSpec Q = mat(tr("Q  (queries, n × d_k)"), tr("q"), s->q, s->dHead, dk);
+    const MatrixSpec Kk = mat(tr("K  (keys, n × d_k)"), tr("k"), s->k, s->dHead, dk);
+    const MatrixSpec V = mat(tr("V  (values, n × d_k)"), tr("v"), s->v, s->dHead, dk);
+    const MatrixSpec S = mat(tr("S = Q Kᵀ  (query rows × key columns)"), tr("q·k"), s->stages.dot, s->n, tok);
+    const QString factor = s->settings.scale ? tr("× %1 (= 1/√%2)").arg(fmt(s->factor)).arg(s->dHead)
+                                             : tr("× 1 (scaling off)");
+    const QString temp = s->settings.temperature == 1.0 ? QString() : tr(" ÷ T=%1").arg(fmt(s->settings.temperature));
+    const MatrixSpec S1 = mat(tr("S′ = S %1%2").arg(factor, temp), tr("scaled score"), s->stages.scaled, s->n, tok);
+    const bool alibi = s->positionalName == QLatin1String("ALiBi");
+    const MatrixSpec M = mat(alibi ? tr("+ M  (ALiBi −m·|i − j|; −∞ = masked)") : tr("+ M  (0 = allowed, −∞ = masked)"),
+                             tr("mask"), s->bias, s->n, tok);
+    const MatrixSpec S2 = mat(tr("S″ = S′ + M"), tr("masked score"), s->stages.masked, s->n, tok);
+    const MatrixSpec P = mat(tr("P = softmax(S″)  (rows sum to 1)"), tr("weight"), s->stages.weights, s->n, tok, K::Weights);
+    const MatrixSpec Y = mat(tr("Y = P V  (n × d_k)"), tr("y"), s->stages.output, s->dHead, dk);
+
+    MatrixSpec Pm = P;   // masked keys: exactly 0, drawn as masked
+    Pm.masked.resize(s->bias.size());
+    for (std::size_t c = 0; c < s->bias.size(); ++c) Pm.masked[c] = std::isinf(s->bias[c]) ? 1 : 0;
+
+    QList<MatrixSpec> shown;
+    QString op = QStringLiteral("→");
+    switch (m_stage) {
+    case PipelineStage::Input: shown = {X}; break;
+    case PipelineStage::Projections: shown = {Q, Kk, V}; op = QStringLiteral(" "); break;
+    case PipelineStage::Dot: shown = {Q, Kk, S}; break;
+    case PipelineStage::Scale: shown = {S, S1}; break;
+    case PipelineStage::Mask: shown = {S1, M, S2}; break;
+    case PipelineStage::Softmax: shown = {S2, Pm}; break;
+    case PipelineStage::Output: shown = {Pm, V, Y}; break;
+    }
+    // Places: 0 and 1 are the inputs (stacked), 2 the result.
+    // Two tables stack (numbers are wide, rows are few); two heatmaps sit side by side.
+    const bool tables = s->n <= MatrixPanel::kMaxTableRows;
+    const QList<int> place = shown.size() == 1   ? QList<int>{0}
+                             : shown.size() == 2 ? (tables ? QList<int>{0, 1} : QList<int>{0, 2})
+                                                 : QList<int>{0, 1, 2};
+    for (int i = 0; i < m_panels.size(); ++i) m_panels[i]->setVisible(place.contains(i));
+    for (int k = 0; k < shown.size(); ++k) {
+        m_panels[place[k]]->setColorMap(m_colorMap);
+        m_panels[place[k]]->setMatrix(shown[k]);
+    }
+    // Empty columns and rows take no room: tables keep their natural size, heatmaps share the space.
+    if (auto *grid = qobject_cast<QGridLayout *>(m_panels[0]->parentWidget()->layout())) {
+        grid->setColumnStretch(0, tables ? 0 : 1);
+        grid->setColumnStretch(2, tables || !place.contains(2) ? 0 : 1);
+        grid->setColumnStretch(3, tables ? 1 : 0);
+        grid->setRowStretch(0, tables ? 0 : 1);
+        grid->setRowStretch(1, tables ? 0 : 1);
+        grid->setRowStretch(2, tables ? 1 : 0);
+    }
+    m_operators[0]->setText(op);
+    m_operators[0]->setVisible(place.contains(2));
+
+    const bool ok = s->scoresMaskAgree && s->maxErrWeights <= kCheckTolerance;
+    QString check = tr("Check: fp64 recomputation from the captured Q, K at the model's own settings (scale %1, T = 1) "
+                       "vs the weights the engine used: max |Δ| = %2 (scores %3) %4")
+                        .arg(fmt(s->modelFactor), QString::number(s->maxErrWeights, 'e', 1),
+                             QString::number(s->maxErrScores, 'e', 1), ok ? QStringLiteral("✓") : QStringLiteral("✗"));
+    if (!s->scoresMaskAgree) check += tr(" — the masked cells differ");
+    if (!s->settings.scale || s->settings.temperature != 1.0)
+        check += tr(". The stages above use your settings, not the model's.");
+    m_check->setText(check);
+}
+
+QJsonObject PipelineView::sessionState() const
+{
+    return {{QStringLiteral("layer"), m_settings.layer},
+            {QStringLiteral("head"), m_settings.head},
+            {QStringLiteral("stage"), stageName(m_stage)},
+            {QStringLiteral("scale"), m_settings.scale},
+            {QStringLiteral("temperature"), m_settings.temperature},
+            {QStringLiteral("mask"), maskName(m_settings.mask)},
+            {QStringLiteral("window"), m_settings.window},
+            {QStringLiteral("positional"),
+             m_settings.positional == PipelineSettings::Positional::None ? QStringLiteral("none") : QStringLiteral("model")}};
+}
+
+bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
+{
+    StateReader in(state, {QStringLiteral("layer"), QStringLiteral("head"), QStringLiteral("stage"), QStringLiteral("scale"),
+                           QStringLiteral("temperature"), QStringLiteral("mask"), QStringLiteral("window"),
+                           QStringLiteral("positional")});
+    PipelineSettings s = m_settings;
+    PipelineStage stage = m_stage;
+    // Layer and head are not checked against the current model: a session or lesson restores its state before
+    // its own model has opened. A head the model lacks fails the run, with the field named in the banner.
+    constexpr int kMaxIndex = 4095;
+    in.integer(QStringLiteral("layer"), 0, kMaxIndex, s.layer)
+        .integer(QStringLiteral("head"), 0, kMaxIndex, s.head)
+        .integer(QStringLiteral("window"), 0, kMaxIndex, s.window)
+        .boolean(QStringLiteral("scale"), s.scale)
+        .number(QStringLiteral("temperature"), 0.1, 10.0, s.temperature);
+    QString name;
+    in.string(QStringLiteral("stage"), name);
+    if (!name.isNull() && !stageFromName(name, &stage))
+        in.fail(QStringLiteral("stage"), tr("must be one of input, qkv, dot, scale, mask, softmax, output"));
+    name = QString();
+    in.string(QStringLiteral("mask"), name);
+    if (!name.isNull() && !maskFromName(name, &s.mask))
+        in.fail(QStringLiteral("mask"), tr("must be one of model, bidirectional, causal, window"));
+    name = QString();
+    in.choice(QStringLiteral("positional"), {QStringLiteral("model"), QStringLiteral("none")}, name);
+    if (!name.isNull())
+        s.positional = name == QLatin1String("none") ? PipelineSettings::Positional::None : PipelineSettings::Positional::Model;
+    if (!in.ok(error)) return false;
+    m_stage = stage;
+    setSettings(s);   // shows the stage once the result arrives
+    showStage();
+    return true;
+}
+
+bool PipelineView::showView(const QString &spec, QString *error)
+{
+    static const QRegularExpression re(QStringLiteral("^pipeline:(\\d+)\\.(\\d+)$"));
+    const auto m = re.match(spec);
+    if (!m.hasMatch()) {
+        if (error) *error = tr("view '%1': expected pipeline:LAYER.HEAD, e.g. pipeline:0.1").arg(spec);
+        return false;
+    }
+    QJsonObject state{{QStringLiteral("layer"), m.captured(1).toInt()}, {QStringLiteral("head"), m.captured(2).toInt()},
+                      {QStringLiteral("stage"), stageName(PipelineStage::Output)}};
+    return restoreSessionState(state, error);
+}
+
+} // namespace attnui

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Pipeline (teaching): one head of the Subject's model on the Subject's text, X → Q, K, V → QKᵀ → ÷√d_k → + M →
+// softmax → ·V, with the real numbers of a forward pass. Each stage shows its inputs and its result (tables
+// with values in the cells up to 12 tokens, heatmaps beyond), a one-line formula and a sentence; ← / → or the
+// buttons step through the stages. Toggles on the right change scaling, temperature, mask and positions; a
+// check line compares the fp64 recomputation with the weights and scores the engine captured.
+//
+// With no model in the Subject (Explore's raw experiment), it shows a small synthetic model instead and says so.
+
+#include "workspaces/pipeline/pipelinestages.h"
+#include "kit/workspace.h"
+
+#include <QList>
+
+#include <memory>
+
+class QButtonGroup;
+class QLabel;
+class QSpinBox;
+class QToolButton;
+
+namespace attnui {
+
+class MatrixPanel;
+class PipelineControls;
+
+class PipelineView : public Workspace {
+    Q_OBJECT
+public:
+    static constexpr const char *kFallbackSpec = "random:layers=1,heads=2,d_model=16,seed=7,pe=sinusoidal";
+
+    explicit PipelineView(Subject *subject, QWidget *parent = nullptr);
+    ~PipelineView() override;
+
+    QString title() const override { return tr("Pipeline"); }
+    QString explanation() const override;
+    QWidget *figureWidget() const override;
+    QString figureCaption() const override;
+    HeatmapPlot *currentFigure() const override;
+    void setColorMap(ColorMap map) override;
+
+    QJsonObject sessionState() const override;
+    bool restoreSessionState(const QJsonObject &state, QString *error) override;
+    QStringList viewPrefixes() const override { return {QStringLiteral("pipeline")}; }
+    bool showView(const QString &spec, QString *error) override;
+
+    PipelineSettings settings() const { return m_settings; }
+    void setSettings(const PipelineSettings &settings);   // runs again
+    PipelineStage stage() const { return m_stage; }
+    void setStage(PipelineStage stage);
+    void stepForward();
+    void stepBack();
+
+    std::shared_ptr<const PipelineSnapshot> snapshot() const { return m_snapshot; }
+    QList<MatrixPanel *> panels() const;     // the panels the current stage shows, left to right
+    PipelineControls *controls() const { return m_controls; }
+    QString formulaText() const;
+    QString checkText() const;
+
+protected:
+    void keyPressEvent(QKeyEvent *event) override;
+    void submit() override;
+    bool onResult(const SnapshotPtr &snapshot) override;
+    void onRunFailed(const QString &message) override;
+    bool hasResult() const override { return m_snapshot != nullptr; }
+    void onModelChanged() override;
+
+private:
+    void buildUi();
+    void showStage();
+    void onControlsChanged();
+
+    PipelineSettings m_settings;
+    PipelineStage m_stage = PipelineStage::Dot;
+    std::shared_ptr<const PipelineSnapshot> m_snapshot;
+    TextModelPtr m_fallback;          // the synthetic model shown when the Subject has none
+    ColorMap m_colorMap = ColorMap::Viridis;
+
+    QLabel *m_info = nullptr;
+    QSpinBox *m_layer = nullptr;
+    QSpinBox *m_head = nullptr;
+    QToolButton *m_back = nullptr;
+    QToolButton *m_next = nullptr;
+    QButtonGroup *m_stageButtons = nullptr;
+    QWidget *m_figure = nullptr;
+    QLabel *m_formula = nullptr;
+    QLabel *m_stageText = nullptr;
+    QList<MatrixPanel *> m_panels;    // three, reused; hidden when a stage needs fewer
+    QList<QLabel *> m_operators;      // between the panels
+    QLabel *m_check = nullptr;
+    PipelineControls *m_controls = nullptr;
+};
+
+} // namespace attnui
