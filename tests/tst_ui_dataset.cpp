@@ -451,6 +451,19 @@ void TestUiDataset::screenshots()
     w.resize(1600, 1000);
     QTest::qWait(800);
     QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("faithfulness-dataset-token-f1.png"))));
+
+    // Explore ▸ Heads over a dataset, on the same examples.
+    QVERIFY(w.showWorkspace(QStringLiteral("explore")));
+    w.explore()->setCurrentTab(ExploreView::DatasetTab);
+    DatasetHeadsPanel *heads = w.explore()->datasetHeadsPanel();
+    heads->datasetControls()->setDataset(QStringLiteral("sample"));
+    heads->datasetControls()->setLimit(limit);
+    heads->datasetControls()->run();
+    QVERIFY(QTest::qWaitFor([&] { return !heads->datasetControls()->runner()->isBusy(); }, 3600000));
+    QVERIFY2(heads->datasetControls()->snapshot(), qPrintable(heads->datasetControls()->statusText()));
+    heads->setStatistic("first_token");
+    QTest::qWait(800);
+    QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("explore-dataset-heads.png"))));
 }
 
 QTEST_MAIN(TestUiDataset)

@@ -166,7 +166,7 @@ void BoxPlot::rebuild()
     p->xAxis->setTicker(ticker);
     p->xAxis->setSubTicks(false);
     p->xAxis->setTickLength(0, 4);
-    p->xAxis->setTickLabelRotation(m_boxes.size() > 6 ? 35 : 0);
+    p->xAxis->setTickLabelRotation(m_boxes.size() > 10 ? 35 : 0);
     p->xAxis->grid()->setVisible(false);
     p->xAxis->setRange(-0.6, std::max<double>(0.0, double(m_boxes.size()) - 0.3));
     if (!std::isfinite(lo)) lo = 0.0, hi = 1.0;

@@ -34,6 +34,7 @@ DatasetControls::DatasetControls(Subject *subject, std::function<attn::DatasetSe
     : QGroupBox(tr("Dataset"), parent), m_subject(subject), m_settings(std::move(settings)), m_runner(new EngineRunner(this))
 {
     auto *form = new QFormLayout(this);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);   // a narrow column puts labels above their fields
     auto *sourceRow = new QHBoxLayout;
     m_source = new QComboBox;
     m_source->setToolTip(tr("JSONL (one object per line: text, label, rationale, …), CSV/TSV, or the model folder's "
@@ -41,7 +42,7 @@ DatasetControls::DatasetControls(Subject *subject, std::function<attn::DatasetSe
     auto *browse = new QPushButton(tr("Open…"));
     sourceRow->addWidget(m_source, 1);
     sourceRow->addWidget(browse);
-    form->addRow(tr("Examples from:"), sourceRow);
+    form->addRow(tr("From:"), sourceRow);
     m_columnsLabel = new QLabel(tr("Columns:"));
     m_columns = new QLineEdit;
     m_columns->setPlaceholderText(tr("text=review,label=sentiment"));
@@ -114,6 +115,7 @@ DatasetControls::DatasetControls(Subject *subject, std::function<attn::DatasetSe
                               (m_snapshot->testCount ? tr(" %1 paired tests, Holm-adjusted together.").arg(m_snapshot->testCount) : QString()));
         emit resultReady();
     });
+    connect(m_subject, &Subject::modelChanged, this, &DatasetControls::onModelChanged);
     onModelChanged();
 }
 
@@ -139,7 +141,7 @@ void DatasetControls::onModelChanged()
         const QSignalBlocker block(m_source);
         const int sample = m_source->findData(QStringLiteral("sample"));
         if (sample >= 0) m_source->removeItem(sample);
-        if (!bundled.isEmpty()) m_source->insertItem(0, tr("bundled rationale set (%1 examples)").arg(bundled.size()), QStringLiteral("sample"));
+        if (!bundled.isEmpty()) m_source->insertItem(0, tr("bundled set (%1 examples)").arg(bundled.size()), QStringLiteral("sample"));
         const int keep = m_source->findData(current);
         m_source->setCurrentIndex(keep >= 0 ? keep : 0);
     }

@@ -47,7 +47,7 @@ public:
     void run();                             // starts (a running one is replaced)
     void cancel();
     QString statusText() const;
-    void onModelChanged();                  // the bundled set follows the model
+    void onModelChanged();                  // the bundled set follows the Subject's model (connected)
 
 signals:
     void resultReady();                     // snapshot() holds a new result

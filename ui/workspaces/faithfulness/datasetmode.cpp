@@ -99,7 +99,7 @@ void DatasetMode::buildView()
     m_summaryTable = makeTable(m_summary);
     m_summaryTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_summaryTable->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    fig->addWidget(m_summaryTable, 2);
+    fig->addWidget(m_summaryTable);
     split->addWidget(m_figure);
 
     auto *examples = new QGroupBox(tr("Per example (click a header to sort; double-click or Enter opens the example)"));
@@ -145,6 +145,10 @@ void DatasetMode::refresh()
     const SummaryMetric *m = snap ? snap->metric(metric) : nullptr;
     m_examples->setSnapshot(snap, metric);
     m_summary->setMetric(m);
+    // The summary shows every row (the random baseline last) without scrolling; the box plot takes the rest.
+    m_summaryTable->setFixedHeight(m_summaryTable->horizontalHeader()->sizeHint().height() +
+                                   m_summary->rowCount() * m_summaryTable->verticalHeader()->defaultSectionSize() +
+                                   2 * m_summaryTable->frameWidth() + 2);
     m_exampleTable->resizeColumnsToContents();
     QList<BoxSeries> boxes;
     if (m) {

@@ -3,7 +3,6 @@
 
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
-#include "workspaces/faithfulness/datasetcontrols.h"
 #include "workspaces/faithfulness/datasetmode.h"
 #include "workspaces/faithfulness/faithfulnessfigure.h"
 #include "workspaces/faithfulness/faithfulnesstable.h"
@@ -304,7 +303,6 @@ void FaithfulnessView::onModelChanged()
     }
     m_example->setVisible(!isDatasetMode() && !m_rationales.isEmpty());
     m_exampleLabel->setVisible(!isDatasetMode() && !m_rationales.isEmpty());
-    m_dataset->datasetControls()->onModelChanged();
     {
         const QSignalBlocker b1(m_target), b2(m_layer), b3(m_head);
         m_target->clear();
