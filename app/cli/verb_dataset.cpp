@@ -147,17 +147,6 @@ int datasetVerb(const QStringList &args, attn::DatasetAnalysis analysis)
         printError(verb, QStringLiteral("--dataset: %1").arg(qs(prepared.status().message())));
         return kExitError;
     }
-    const std::string header = attn::datasetResultsHeader(*opened->textModel, *dataset, s);
-    std::vector<attn::ExampleRecord> done;
-    auto writer = attn::ResultsWriter::open(out.toStdString(), header, opts.isSet("resume"), &done);
-    if (!writer) {
-        printError(verb, QStringLiteral("--out: %1").arg(qs(writer.status().message())));
-        return kExitError;
-    }
-    std::set<std::int64_t> skip;
-    for (const attn::ExampleRecord &r : done) skip.insert(r.index);
-    if (!done.empty()) progress(chatter, verb, QStringLiteral("resuming %1: %2 examples already there").arg(out).arg(done.size()));
-
     const auto t0 = std::chrono::steady_clock::now();
     auto lastReport = t0 - std::chrono::seconds(10);
     const auto onProgress = [&](const attn::DatasetProgress &p) {
@@ -168,21 +157,28 @@ int datasetVerb(const QStringList &args, attn::DatasetAnalysis analysis)
                                     .arg(p.done).arg(p.total).arg(100.0 * p.fraction, 0, 'f', 0)
                                     .arg(duration(p.elapsedSeconds), duration(p.etaSeconds)));
     };
+    attn::DatasetRunOptions runOptions;
+    runOptions.outPath = out.toStdString();
+    runOptions.resume = opts.isSet("resume");
     // Ctrl-C stops between forward passes, so every line already written is whole; --resume continues.
     g_interrupted = false;
     const auto previous = std::signal(SIGINT, onInterrupt);
-    const attn::Status st = attn::runDataset(*opened->textModel, *prepared, s, skip,
-                                             [&](const attn::ExampleRecord &r) { return writer->append(r); }, onProgress,
-                                             [] { return g_interrupted.load(); });
+    const auto run = attn::runDatasetCollecting(*opened->textModel, *dataset, *prepared, s, runOptions, {}, onProgress,
+                                                [] { return g_interrupted.load(); });
     std::signal(SIGINT, previous);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!st) {
-        if (st.code() == attn::ErrorCode::Cancelled)
-            printError(verb, QStringLiteral("interrupted; %1 holds every finished example: continue with --resume").arg(out));
-        else printError(verb, qs(st.message()));
+    if (!run) {
+        printError(verb, qs(run.status().message()));
         return kExitError;
     }
-    progress(chatter, verb, QStringLiteral("wrote %1").arg(out));
+    if (run->cancelled) {
+        printError(verb, QStringLiteral("interrupted; %1 holds every finished example: continue with --resume").arg(out));
+        return kExitError;
+    }
+    const double wall = run->wallSeconds;
+    if (run->resumed > 0)
+        progress(chatter, verb, QStringLiteral("wrote %1 (resuming it: %2 examples already there, %3 run now)")
+                                    .arg(out).arg(run->resumed).arg(run->records.size() - run->resumed));
+    else progress(chatter, verb, QStringLiteral("wrote %1").arg(out));
     if (!opts.isSet("summary")) return kExitOk;
     // The summary reads the file back: the numbers are those a later merge or resume sees.
     const auto results = attn::readResultsFile(out.toStdString());

@@ -169,6 +169,29 @@ Status runDataset(const TextModel &model, const std::vector<PreparedExample> &ex
                   const std::set<std::int64_t> &skip, const ExampleSink &sink, const DatasetProgressFn &progress = {},
                   const CancelFn &cancel = {});
 
+// ---- one whole run: what attnscope-cli and the GUI both drive ----
+
+struct DatasetRunOptions {
+    std::string outPath;          // results file, appended to and flushed as each example finishes; empty: none
+    bool resume = false;          // continue outPath: the examples already there are not run again
+    std::int64_t limit = -1;      // only the first `limit` examples of the shard (by index), −1: all
+};
+struct DatasetRunOutput {
+    std::string header;                    // the run's results header line (datasetResultsHeader)
+    std::vector<ExampleRecord> records;    // sorted by index: those read back from outPath and those run now
+    std::size_t resumed = 0;               // of them, read back
+    bool cancelled = false;                // `cancel` stopped it between passes; records holds every finished one
+    double wallSeconds = 0.0;              // of this call
+};
+// The results header, outPath opened (resume as ResultsWriter::open), runDataset over what is not done yet
+// (each finished example appended to outPath, collected and handed to `onRecord`), cancel turned into
+// `cancelled`. Errors (outPath, a failing example) are returned with the path or the example named.
+Result<DatasetRunOutput> runDatasetCollecting(const TextModel &model, const Dataset &dataset,
+                                              const std::vector<PreparedExample> &examples,
+                                              const DatasetSettings &settings, const DatasetRunOptions &options,
+                                              const ExampleSink &onRecord = {}, const DatasetProgressFn &progress = {},
+                                              const CancelFn &cancel = {});
+
 // ---- results files (JSONL) and the summary ----
 
 // The header line (no newline) of a results file for these settings.

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <set>
 
 namespace attn {
 
@@ -454,6 +456,41 @@ Status runDataset(const TextModel &model, const std::vector<PreparedExample> &ex
         report(0.0);
     }
     return Status::ok();
+}
+
+Result<DatasetRunOutput> runDatasetCollecting(const TextModel &model, const Dataset &dataset,
+                                              const std::vector<PreparedExample> &examples, const DatasetSettings &s,
+                                              const DatasetRunOptions &options, const ExampleSink &onRecord,
+                                              const DatasetProgressFn &progress, const CancelFn &cancel)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    DatasetRunOutput out;
+    out.header = datasetResultsHeader(model, dataset, s);
+    std::optional<ResultsWriter> writer;
+    if (!options.outPath.empty()) {
+        auto opened = ResultsWriter::open(options.outPath, out.header, options.resume, &out.records);
+        if (!opened) return opened.status();
+        writer.emplace(std::move(opened.value()));
+    }
+    out.resumed = out.records.size();
+    std::set<std::int64_t> skip;
+    for (const ExampleRecord &r : out.records) skip.insert(r.index);
+    if (options.limit >= 0) {
+        std::int64_t inShard = 0;
+        for (const PreparedExample &p : examples)
+            if (s.shard.contains(p.example->index) && inShard++ >= options.limit) skip.insert(p.example->index);
+    }
+    const Status st = runDataset(model, examples, s, skip, [&](const ExampleRecord &r) {
+        if (writer)
+            if (Status w = writer->append(r); !w) return w;
+        out.records.push_back(r);
+        return onRecord ? onRecord(r) : Status::ok();
+    }, progress, cancel);
+    if (!st && st.code() != ErrorCode::Cancelled) return st;
+    out.cancelled = !st;
+    std::sort(out.records.begin(), out.records.end(), [](const ExampleRecord &a, const ExampleRecord &b) { return a.index < b.index; });
+    out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
 }
 
 } // namespace attn

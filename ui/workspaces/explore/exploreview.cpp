@@ -8,6 +8,7 @@
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
 #include "workspaces/explore/aggregationpanel.h"
+#include "workspaces/explore/datasetheadspanel.h"
 #include "workspaces/explore/headstatspanel.h"
 #include "workspaces/explore/lineview.h"
 #include "workspaces/explore/outputspanel.h"
@@ -196,6 +197,8 @@ void ExploreView::buildUi()
     m_tabs->addTab(m_stats, tr("Head statistics"));
     m_tabs->addTab(m_aggregation, tr("Rollout && flow"));
     m_tabs->addTab(m_outputs, tr("Outputs"));
+    m_datasetHeads = new DatasetHeadsPanel(subject());
+    m_tabs->addTab(m_datasetHeads, tr("Heads over a dataset"));
     right->addWidget(m_tabs, 1);
     onHoverLeft();
 
@@ -238,6 +241,10 @@ void ExploreView::buildUi()
         selectHead(layer, head);
         setCurrentTab(HeadTab);
     });
+    connect(m_datasetHeads, &DatasetHeadsPanel::headActivated, this, [this](int layer, int head) {
+        selectHead(layer, head);
+        setCurrentTab(HeadTab);
+    });
     connect(m_plot, &HeatmapPlot::cellHovered, this, &ExploreView::onCellHovered);
     connect(m_plot, &HeatmapPlot::hoverLeft, this, &ExploreView::onHoverLeft);
     connect(m_lines, &LineView::tokenHovered, m_chips, &TokenChips::setHighlight);
@@ -273,6 +280,9 @@ QString ExploreView::explanation() const
     case AggregationTab:
         return tr("Attention combined across heads and layers: the mean over heads, attention rollout (products of the "
                   "layers with the residual path), and attention flow (maximum flow through the layers).");
+    case DatasetTab:
+        return tr("Head statistics over a whole set of texts: which heads are previous-token, induction or sink heads "
+                  "across the set, each mean with its bootstrap 95 % interval.");
     case OutputsTab:
         return tr("What the model predicts from this input: next-token probabilities, class probabilities or "
                   "masked-token predictions.");
@@ -306,6 +316,7 @@ HeatmapPlot *ExploreView::currentFigure() const
 {
     switch (m_tabs->currentIndex()) {
     case StatisticsTab: return m_stats->plot();
+    case DatasetTab: return m_datasetHeads->plot();
     case AggregationTab: return m_aggregation->aggregatePlot();
     case LinesTab:
     case OutputsTab: return nullptr;
@@ -324,6 +335,7 @@ void ExploreView::setColorMap(ColorMap map)
     m_plot->setColorMap(map);
     m_grid->setColorMap(map);
     m_stats->setColorMap(map);
+    m_datasetHeads->setColorMap(map);
     m_aggregation->setColorMap(map);
 }
 

@@ -25,6 +25,7 @@ namespace attnui {
 
 class AggregationPanel;
 class HeadGrid;
+class DatasetHeadsPanel;
 class HeadStatsPanel;
 class HeatmapPlot;
 class LineView;
@@ -34,7 +35,7 @@ class TokenChips;
 class ExploreView : public Workspace {
     Q_OBJECT
 public:
-    enum Tab { HeadTab, LinesTab, StatisticsTab, AggregationTab, OutputsTab };
+    enum Tab { HeadTab, LinesTab, StatisticsTab, AggregationTab, OutputsTab, DatasetTab };
 
     explicit ExploreView(Subject *subject, QWidget *parent = nullptr);
     ~ExploreView() override;
@@ -77,6 +78,7 @@ public:
     HeadStatsPanel *statisticsPanel() const { return m_stats; }
     AggregationPanel *aggregationPanel() const { return m_aggregation; }
     OutputsPanel *outputsPanel() const { return m_outputs; }
+    DatasetHeadsPanel *datasetHeadsPanel() const { return m_datasetHeads; }
     LineView *lineView() const { return m_lines; }
     HeatmapPlot *headPlot() const { return m_plot; }
 
@@ -151,6 +153,7 @@ private:
     HeadStatsPanel *m_stats = nullptr;
     AggregationPanel *m_aggregation = nullptr;
     OutputsPanel *m_outputs = nullptr;
+    DatasetHeadsPanel *m_datasetHeads = nullptr;   // head statistics over a dataset (its own runner)
     LineView *m_lines = nullptr;
     QSplitter *m_splitter = nullptr;
     QWidget *m_viewFigure = nullptr;   // a figure shown by showView() outside the tabs (the grid); else null

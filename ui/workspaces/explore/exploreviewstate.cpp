@@ -24,7 +24,7 @@ namespace attnui {
 namespace {
 
 const QStringList kTabNames{QStringLiteral("head"), QStringLiteral("lines"), QStringLiteral("statistics"),
-                            QStringLiteral("rollout"), QStringLiteral("outputs")};
+                            QStringLiteral("rollout"), QStringLiteral("outputs"), QStringLiteral("dataset")};
 
 
 } // namespace
@@ -63,7 +63,7 @@ void ExploreView::updateExplanation()
     // outputs tabs get explanation() here, so that every tab says what it shows once.
     const int tab = m_tabs->currentIndex();
     refreshExplanation();
-    explanationLabel()->setVisible(tab == HeadTab || tab == OutputsTab);
+    explanationLabel()->setVisible(tab == HeadTab || tab == OutputsTab || tab == DatasetTab);
 }
 
 QPair<int, int> ExploreView::modelShape() const

@@ -3,6 +3,7 @@
 
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
+#include "workspaces/faithfulness/datasetmode.h"
 #include "workspaces/faithfulness/faithfulnessfigure.h"
 #include "workspaces/faithfulness/faithfulnesstable.h"
 #include "kit/dataexport.h"
@@ -22,6 +23,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
@@ -72,6 +74,10 @@ FaithfulnessView::~FaithfulnessView() = default;
 
 QString FaithfulnessView::explanation() const
 {
+    if (isDatasetMode())
+        return tr("The same suite over a whole evaluation set: for each metric, the distribution over examples of every "
+                  "method beside the random baseline, the mean with its bootstrap 95 % interval and a paired test "
+                  "against random (Wilcoxon, Holm-adjusted). Double-click an example to see it on its own.");
     return tr("Does attention point at the tokens the model actually uses? Left, importance read from attention; "
               "right, importance measured by removing tokens and watching the output. The numbers below say how well "
               "they agree, each beside what a random ordering gets.");
@@ -82,6 +88,16 @@ void FaithfulnessView::buildUi()
     auto *controls = new QWidget;
     auto *side = new QVBoxLayout(controls);
     side->setContentsMargins(0, 0, 0, 0);
+
+    auto *modeRow = new QHBoxLayout;
+    modeRow->addWidget(new QLabel(tr("Mode:")));
+    m_mode = namedCombo({{tr("One example"), QStringLiteral("example")}, {tr("Dataset"), QStringLiteral("dataset")}});
+    m_mode->setToolTip(tr("One example: the Subject's text, every view. Dataset: the same suite over a whole evaluation "
+                          "set, with distributions, confidence intervals and tests against random."));
+    modeRow->addWidget(m_mode, 1);
+    side->addLayout(modeRow);
+    m_dataset = new DatasetMode(subject(), [this] { return datasetSettings(); }, this);
+    side->addWidget(m_dataset->controls());
 
     auto *inputBox = new QGroupBox(tr("Input"));
     auto *inputForm = new QFormLayout(inputBox);
@@ -163,25 +179,33 @@ void FaithfulnessView::buildUi()
     testForm->addRow(m_sanity);
     side->addWidget(testBox);
 
+    m_singleRun = new QWidget;
+    auto *single = new QVBoxLayout(m_singleRun);
+    single->setContentsMargins(0, 0, 0, 0);
     m_estimateLabel = new QLabel;
     m_estimateLabel->setWordWrap(true);
-    side->addWidget(m_estimateLabel);
+    single->addWidget(m_estimateLabel);
     auto *buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("Run"));
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setEnabled(false);
     buttons->addWidget(m_run);
     buttons->addWidget(m_cancel);
-    side->addLayout(buttons);
+    single->addLayout(buttons);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
     m_progress->hide();
-    side->addWidget(m_progress);
+    single->addWidget(m_progress);
+    side->addWidget(m_singleRun);
     side->addStretch(1);
 
     m_figure = new FaithfulnessFigure;
-    makeControlsPage(controls, m_figure, 316);
+    m_figures = new QStackedWidget;
+    m_figures->addWidget(m_figure);
+    m_figures->addWidget(m_dataset->view());
+    makeControlsPage(controls, m_figures, 316);
+    m_dataset->controls()->hide();
     refreshExplanation();
 
     // The session fields that are a control's value.
@@ -210,6 +234,57 @@ void FaithfulnessView::buildUi()
     connect(m_example, &QComboBox::activated, this, [this](int index) { useRationaleExample(index - 1); });
     connect(m_run, &QPushButton::clicked, this, &FaithfulnessView::rerun);
     connect(m_cancel, &QPushButton::clicked, runner(), &EngineRunner::cancel);
+    connect(m_mode, &QComboBox::activated, this, [this] { setDatasetMode(m_mode->currentIndex() == 1); });
+    connect(m_dataset, &DatasetMode::exampleRequested, this, &FaithfulnessView::openDatasetExample);
+    connect(m_dataset, &DatasetMode::figureChanged, this, [this] {
+        if (isDatasetMode()) emit figureChanged();
+    });
+    connect(m_dataset, &DatasetMode::resultShown, this, [this] {
+        if (isDatasetMode()) emit resultShown();
+    });
+}
+
+bool FaithfulnessView::isDatasetMode() const { return m_mode && m_mode->currentIndex() == 1; }
+
+void FaithfulnessView::setDatasetMode(bool on)
+{
+    {
+        const QSignalBlocker block(m_mode);
+        m_mode->setCurrentIndex(on ? 1 : 0);
+    }
+    m_dataset->controls()->setVisible(on);
+    m_singleRun->setVisible(!on);
+    m_example->setVisible(!on && !m_rationales.isEmpty());
+    m_exampleLabel->setVisible(!on && !m_rationales.isEmpty());
+    // Which importance the single-example panels show is theirs alone: the dataset runs them all.
+    m_attention->setEnabled(!on);
+    m_perturbation->setEnabled(!on);
+    m_ablationView->setEnabled(!on);
+    m_figures->setCurrentIndex(on ? 1 : 0);
+    refreshExplanation();
+    emit figureChanged();
+    if (!on) onSettingChanged();   // catch up with edits made while the dataset was shown
+}
+
+attn::DatasetSettings FaithfulnessView::datasetSettings() const
+{
+    attn::DatasetSettings s;
+    s.analysis = attn::DatasetAnalysis::Faithfulness;
+    s.faithfulness = settings();
+    s.seed = s.faithfulness.seed;
+    s.randomSeeds = s.faithfulness.randomSeeds;
+    s.target = s.faithfulness.targetClass ? "class:" + std::to_string(*s.faithfulness.targetClass) : "predicted";
+    s.faithfulness.targetClass.reset();   // per example: the dataset's target, else `target`
+    s.version = ATTNSCOPE_VERSION;
+    return s;
+}
+
+void FaithfulnessView::openDatasetExample(const QString &text, const QList<qint64> &gold)
+{
+    m_datasetGold = {text, std::vector<std::int64_t>(gold.begin(), gold.end())};
+    setDatasetMode(false);
+    subject()->setText(text);
+    rerun();
 }
 
 void FaithfulnessView::onModelChanged()
@@ -226,8 +301,8 @@ void FaithfulnessView::onModelChanged()
             m_example->setItemData(i + 1, e.text, Qt::ToolTipRole);
         }
     }
-    m_example->setVisible(!m_rationales.isEmpty());
-    m_exampleLabel->setVisible(!m_rationales.isEmpty());
+    m_example->setVisible(!isDatasetMode() && !m_rationales.isEmpty());
+    m_exampleLabel->setVisible(!isDatasetMode() && !m_rationales.isEmpty());
     {
         const QSignalBlocker b1(m_target), b2(m_layer), b3(m_head);
         m_target->clear();
@@ -276,6 +351,7 @@ void FaithfulnessView::onModelChanged()
 std::vector<std::int64_t> FaithfulnessView::goldTokens() const
 {
     const QString text = subject()->text();
+    if (!m_datasetGold.second.empty() && m_datasetGold.first == text) return m_datasetGold.second;
     for (const RationaleExample &e : m_rationales)
         if (e.text == text) return e.evidence;
     return {};
@@ -377,10 +453,15 @@ void FaithfulnessView::refreshFigure()
     m_figure->setSnapshot(m_snapshot, attentionMethod(), perturbationMethod(), m_ablationView->currentData().toString());
 }
 
-QWidget *FaithfulnessView::figureWidget() const { return m_snapshot ? m_figure : nullptr; }
+QWidget *FaithfulnessView::figureWidget() const
+{
+    if (isDatasetMode()) return m_dataset->figure();
+    return m_snapshot ? m_figure : nullptr;
+}
 
 QString FaithfulnessView::figureCaption() const
 {
+    if (isDatasetMode()) return m_dataset->caption();
     const attn::FaithfulnessSettings s = settings();
     return tr("%1 · attention %2 (%3) vs %4 · removal %5 · occlusion %6 · seed %7, %8 random orders, "
               "%9 permutations")
@@ -395,11 +476,13 @@ void FaithfulnessView::setColorMap(ColorMap map) { m_figure->setColorMap(map); }
 
 QStringList FaithfulnessView::dataFormats() const
 {
+    if (isDatasetMode()) return m_dataset->dataFormats();
     return m_snapshot ? QStringList{tr("JSON, as attnscope-cli faithfulness writes it (*.json)")} : QStringList{};
 }
 
 bool FaithfulnessView::exportData(const QString &path, QString *error) const
 {
+    if (isDatasetMode()) return m_dataset->exportData(path, error);
     if (!m_snapshot) return Workspace::exportData(path, error);
     return writeTextFile(attn::faithfulnessExportJson(*m_snapshot->model, m_snapshot->settings, m_snapshot->result), path, error);
 }

@@ -6,10 +6,13 @@
 // per-head permutation, uniform-attention and ablation tests and a sanity check — every number with its unit and
 // its random baseline, every seed shown. Runs attn::runFaithfulness on the shared Subject through this
 // workspace's runner; long suites wait for Run, with the number of forward passes shown first.
+// Mode ▸ Dataset (datasetmode.h) runs the same suite over a whole evaluation set on its own runner.
 
 #include "workspaces/faithfulness/faithfulnessrun.h"
 #include "kit/stateio.h"
 #include "kit/workspace.h"
+
+#include <attnscope/dataset.h>
 
 #include <memory>
 #include <optional>
@@ -20,9 +23,11 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 
 namespace attnui {
 
+class DatasetMode;
 class FaithfulnessFigure;
 
 class FaithfulnessView : public Workspace {
@@ -61,12 +66,19 @@ public:
     FaithfulnessFigure *figure() const { return m_figure; }
     QString estimateText() const;
 
+    // One example (the Subject's text) or a whole dataset.
+    bool isDatasetMode() const;
+    void setDatasetMode(bool on);
+    DatasetMode *datasetMode() const { return m_dataset; }
+    // The dataset run's settings: the suite as set up here, the run seed, the target.
+    attn::DatasetSettings datasetSettings() const;
+
 protected:
     void submit() override;
     bool onResult(const SnapshotPtr &snapshot) override;
     bool hasResult() const override { return m_snapshot != nullptr; }
     // Edits re-run by themselves only while the suite is short; a long one waits for Run.
-    bool autoRunAllowed() const override { return m_estimate >= 0 && m_estimate <= kAutoRunPasses; }
+    bool autoRunAllowed() const override { return !isDatasetMode() && m_estimate >= 0 && m_estimate <= kAutoRunPasses; }
     void onModelChanged() override;
     void onTextChanged() override { onSettingChanged(); }
 
@@ -75,6 +87,7 @@ private:
     void onSettingChanged();
     void updateEstimate();
     void refreshFigure();
+    void openDatasetExample(const QString &text, const QList<qint64> &gold);
 
     std::shared_ptr<const FaithfulnessSnapshot> m_snapshot;
     QList<RationaleExample> m_rationales;
@@ -82,6 +95,13 @@ private:
     std::optional<attn::HeadRef> m_sessionHead;   // from a session, until a model it fits is open
     std::optional<int> m_sessionTarget;           // likewise the target class
     StateBindings m_bindings;                     // session fields that are a control's value
+    // The gold tokens of a text opened from a dataset (its rationale), used while the Subject's text is `first`.
+    std::pair<QString, std::vector<std::int64_t>> m_datasetGold;
+
+    QComboBox *m_mode = nullptr;
+    DatasetMode *m_dataset = nullptr;
+    QStackedWidget *m_figures = nullptr;
+    QWidget *m_singleRun = nullptr;               // the single-example Run row, estimate and progress
 
     QComboBox *m_example = nullptr;
     QLabel *m_exampleLabel = nullptr;
