@@ -1,0 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Image preprocessing (image.h, npy.h) against Pillow, transformers' PIL-backend processors and torch
+# (tests/fixtures/images, tools/make_image_fixtures.py).
+attn_add_qt_test(tst_image LABELS engine LIBS attn_engine Qt6::Core)
