@@ -88,36 +88,41 @@ CostCount kernelCost(const ApproxSpec &spec, std::int64_t Lq, std::int64_t Lk, s
 std::int64_t patternScoreCount(const ApproxSpec &spec, std::int64_t n)
 {
     const bool causal = spec.causal;
+    // Parameters past n change nothing; clamping keeps i ± window from overflowing.
+    const std::int64_t window = std::clamp<std::int64_t>(spec.window, 0, n);
+    const std::int64_t block = std::clamp<std::int64_t>(spec.block, 1, n);
+    const std::int64_t stride = std::clamp<std::int64_t>(spec.stride, 1, n);
+    const std::int64_t dilation = std::clamp<std::int64_t>(spec.dilation, 1, n);
     std::int64_t total = 0;
     switch (spec.kind) {
     case ApproxKind::LinearElu:
     case ApproxKind::RandomFeatures: return 0;
     case ApproxKind::LocalWindow:
         for (std::int64_t i = 0; i < n; ++i) {
-            const std::int64_t lo = std::max<std::int64_t>(0, i - spec.window);
-            const std::int64_t hi = causal ? i : std::min(n - 1, i + spec.window);
+            const std::int64_t lo = std::max<std::int64_t>(0, i - window);
+            const std::int64_t hi = causal ? i : std::min(n - 1, i + window);
             total += hi - lo + 1;
         }
         return total;
     case ApproxKind::BlockLocal:
         for (std::int64_t i = 0; i < n; ++i) {
-            const std::int64_t start = i / spec.block * spec.block;
-            total += causal ? i - start + 1 : std::min(n, start + spec.block) - start;
+            const std::int64_t start = i / block * block;
+            total += causal ? i - start + 1 : std::min(n, start + block) - start;
         }
         return total;
     case ApproxKind::Strided:
         // The band |i − j| < stride, plus the multiples of stride beyond it (only j = i is in both).
         for (std::int64_t i = 0; i < n; ++i) {
-            const std::int64_t lo = std::max<std::int64_t>(0, i - (spec.stride - 1));
-            const std::int64_t hi = causal ? i : std::min(n - 1, i + spec.stride - 1);
-            total += hi - lo + 1 + i / spec.stride + (causal ? 0 : (n - 1 - i) / spec.stride);
+            const std::int64_t lo = std::max<std::int64_t>(0, i - (stride - 1));
+            const std::int64_t hi = causal ? i : std::min(n - 1, i + stride - 1);
+            total += hi - lo + 1 + i / stride + (causal ? 0 : (n - 1 - i) / stride);
         }
         return total;
     case ApproxKind::Dilated:
         // j = i + k·dilation for |k| ≤ window.
         for (std::int64_t i = 0; i < n; ++i)
-            total += 1 + std::min(spec.window, i / spec.dilation) +
-                     (causal ? 0 : std::min(spec.window, (n - 1 - i) / spec.dilation));
+            total += 1 + std::min(window, i / dilation) +
+                     (causal ? 0 : std::min(window, (n - 1 - i) / dilation));
         return total;
     }
     return 0;
