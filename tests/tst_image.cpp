@@ -331,6 +331,10 @@ void TestImage::imageAndResizeErrors()
     QVERIFY(!resizeImage(ok, 0, 3, Resample::Bilinear).isOk());
     QVERIFY(!resizeImage(ok, 8193, 1, Resample::Bilinear).isOk());
     QVERIFY(!resizeImage(ok, 5000, 5000, Resample::Bilinear).isOk());   // 2^24 pixels is the limit
+    // A tall strip widened first: the horizontal pass alone would be 4096 × 65535 pixels (over 2^26).
+    const ImageRgb8 strip{1, 65535, std::vector<std::uint8_t>(65535 * 3, 7)};
+    auto wide = resizeImage(strip, 4096, 4096, Resample::Bilinear);
+    QVERIFY(!wide.isOk() && wide.status().message().find("intermediate image over 2^26") != std::string::npos);
     auto same = resizeImage(ok, 2, 2, Resample::Lanczos);
     QVERIFY(same.isOk() && same->pixels == ok.pixels);
     PreprocessorConfig crop;

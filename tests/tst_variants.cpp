@@ -269,6 +269,11 @@ void TestVariants::scoringErrors()
     MatrixD nan = Q;
     nan.values[3] = NAN;
     QVERIFY(has(scoreAttention(nan, Q, Q, ScoreFunction::Dot).status(), "scoring: Q holds a NaN"));
+    // 2048 × 2048 pairs through 128 hidden units is 2^29 tanh evaluations, over the 2^28 limit.
+    const MatrixD Qbig = randomMatrix(2048, 4, 5);
+    const ScoreParams wide = ScoreParams::random(ScoreFunction::Additive, 4, 4, 128, 1);
+    QVERIFY(has(scoreAttention(Qbig, Qbig, Qbig, ScoreFunction::Additive, wide).status(),
+                "over the limit of 2^28 tanh evaluations"));
     ScoringOptions o;
     o.mask.keyValid = {1};
     QVERIFY(has(scoreAttention(Q, Q, Q, ScoreFunction::Dot, {}, o).status(), "scoring: mask:"));
@@ -696,6 +701,11 @@ void TestVariants::approximationErrors()
     s.kind = ApproxKind::RandomFeatures;
     s.features = 0;
     QVERIFY(error(s, X).find("features 0") != std::string::npos);
+    // Few rows but wide: the projection [d, m] = 300 × 65536 is what goes over 2^24 values.
+    s.features = 65536;
+    const MatrixD wide = randomMatrix(2, 300, 3);
+    auto r = approximateAttention(wide, wide, wide, s);
+    QVERIFY(!r.isOk() && r.status().message().find("rows of width 300 is over the limit") != std::string::npos);
     s = {};
     QVERIFY(error(s, randomMatrix(4, 5, 2)).find("K has 5 columns but Q has 8") != std::string::npos);
     QCOMPARE(parseApproxKind("random-features"), std::optional(ApproxKind::RandomFeatures));

@@ -56,7 +56,7 @@ struct ApproxSpec {
     std::int64_t block = 1;      // BlockLocal, ≥ 1
     std::int64_t stride = 1;     // Strided, ≥ 1
     std::int64_t dilation = 1;   // Dilated, ≥ 1
-    std::int64_t features = 16;  // RandomFeatures m, 1 … 65536
+    std::int64_t features = 16;  // RandomFeatures m, 1 … 65536, and max(Lq + Lk, d) · m ≤ 2^24
     std::uint64_t seed = 0;      // RandomFeatures
     bool causal = false;         // every kind: also j ≤ i'
     double scale = 0.0;          // 0 → 1/√d

@@ -45,6 +45,8 @@ inline constexpr std::int64_t kVariantMaxSide = 4096;
 inline constexpr std::int64_t kVariantMaxCells = std::int64_t(1) << 22;
 // The additive score's hidden layer [Lq, Lk, dAttn] is kept only up to this many values (else left empty).
 inline constexpr std::int64_t kVariantMaxHidden = std::int64_t(1) << 24;
+// Additive scoring refuses more than this many tanh evaluations (Lq · Lk · dAttn).
+inline constexpr std::int64_t kVariantMaxWork = std::int64_t(1) << 28;
 
 // Deterministic numbers from our own SplitMix64 (never std:: distributions, whose output differs between
 // standard libraries): element e (row-major) is drawn e-th from the stream of `seed`.

@@ -151,9 +151,9 @@ Result<ApproxResult> approximateAttention(const MatrixD &Q, const MatrixD &K, co
     if (Lq * Lk > kVariantMaxCells)
         return Status::invalid(what + std::to_string(Lq) + " × " + std::to_string(Lk) +
                                " scores is over the limit of 2^22");
-    if (spec.kind == ApproxKind::RandomFeatures && (Lq + Lk) * spec.features > kVariantMaxHidden)
+    if (spec.kind == ApproxKind::RandomFeatures && std::max(Lq + Lk, d) * spec.features > kVariantMaxHidden)
         return Status::invalid(what + std::to_string(spec.features) + " features for " + std::to_string(Lq + Lk) +
-                               " rows is over the limit of 2^24 feature values");
+                               " rows of width " + std::to_string(d) + " is over the limit of 2^24 feature values");
 
     const double scale = spec.scale > 0.0 ? spec.scale : 1.0 / std::sqrt(double(d));
     const bool sparse = spec.kind != ApproxKind::LinearElu && spec.kind != ApproxKind::RandomFeatures;

@@ -146,6 +146,10 @@ Result<ScoringTrace> scoreAttention(const MatrixD &Q, const MatrixD &K, const Ma
         return Status::invalid("scoring: K has " + std::to_string(dk) + " columns but Q has " + std::to_string(dq) +
                                " (dot products need dq == dk)");
     if (Status s = checkParams(f, params, dq, dk); !s) return s;
+    if (f == ScoreFunction::Additive && Lq * Lk * params.Wa.rows > kVariantMaxWork)
+        return Status::invalid("scoring: additive scoring of " + std::to_string(Lq) + " × " + std::to_string(Lk) +
+                               " pairs through " + std::to_string(params.Wa.rows) +
+                               " hidden units is over the limit of 2^28 tanh evaluations");
     if (!std::isfinite(options.scale) || options.scale < 0.0)
         return Status::invalid("scoring: scale " + std::to_string(options.scale) + " (finite, ≥ 0; 0 = 1/√dk)");
     if (Status s = validateMask(options.mask, 1, 1, Lq, Lk); !s)

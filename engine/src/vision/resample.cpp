@@ -228,6 +228,11 @@ Result<ImageRgb8> resizeImage(const ImageRgb8 &image, std::int64_t width, std::i
     const Filter filter = filterFor(resample);
     const int inW = static_cast<int>(image.width), inH = static_cast<int>(image.height);
     // Pillow skips a pass whose axis keeps its size; running it would be the identity anyway.
+    // Pillow's order (horizontal, then vertical) decides the rounding, so the intermediate is outW × inH.
+    if (outW != inW && outH != inH && std::int64_t(outW) * inH > kMaxImagePixels)
+        return Status::invalid("resize: " + std::to_string(image.width) + "×" + std::to_string(image.height) + " → " +
+                               std::to_string(width) + "×" + std::to_string(height) +
+                               " needs an intermediate image over 2^26 pixels");
     ImageRgb8 horizontal;
     const ImageRgb8 *src = &image;
     if (outW != inW) {
