@@ -291,7 +291,7 @@ std::string modelInfoJson(const OpenedModel &m)
     info["activation"] = c.architecture == Architecture::Synthetic ? Json(nullptr) : Json(activationName(c.activation));
     info["labels"] = c.head == ModelHead::Classification ? Json(c.labels) : Json(nullptr);
     if (m.tokenizer) {
-        info["tokenizer"] = Json{{"kind", m.tokenizer->kind() == TokenizerKind::WordPiece ? "wordpiece" : "byte_level_bpe"},
+        info["tokenizer"] = Json{{"kind", tokenizerKindName(m.tokenizer->kind())},
                                  {"source", m.tokenizer->source()},
                                  {"vocab_size", m.tokenizer->vocabSize()}};
     } else if (c.architecture == Architecture::Synthetic) {
