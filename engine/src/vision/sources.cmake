@@ -10,3 +10,7 @@ target_sources(attn_engine PRIVATE ${_vision_sources})
 # Bit-exact parity with Pillow and NumPy: no fused multiply-adds (-march=native offers them, and GCC contracts
 # a*b + c across statements by default in C++), each product and sum rounded on its own as theirs are.
 set_source_files_properties(${_vision_sources} PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
+# Vision Transformers (engine/include/attnscope/vit.h), on the text models' dense blocks (src/model/ops.h).
+target_sources(attn_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/vit_load.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/vit.cpp)
