@@ -143,7 +143,8 @@ int runVerb(const QStringList &args)
 {
     VerbOptions opts(QStringLiteral("run"), QStringLiteral(
         "Tokenize a text, run the model once, and write the attention weights, the model's outputs and the settings\n"
-        "as JSON (docs/json-format.md). Exactly one of --text and --ids."));
+        "as JSON (docs/json-format.md). Exactly one of --text and --ids. A ViT folder takes --image or --pixel-values\n"
+        "instead (attnscope-cli run --image F --help)."));
     opts.use({"model", "text", "ids", "mask", "pad", "backend", "heads", "threads"});
     using T = OptionType;
     opts.add({{"top-k", T::Integer, "K", "predictions listed per position", "5", 1, 100000}});
@@ -280,6 +281,7 @@ int main(int argc, char **argv)
         if (dataset && first == QLatin1String("faithfulness")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Faithfulness);
         if (dataset && first == QLatin1String("run")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Run);
         if (dataset && first == QLatin1String("equivariance")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Equivariance);
+        if (first == QLatin1String("run") && isVisionRun(verbArgs)) return visionRunVerb(verbArgs);
         return verb.run(verbArgs);
     }
     std::fprintf(stderr, "attnscope-cli: unknown verb '%s' (try --help)\n", qPrintable(first));

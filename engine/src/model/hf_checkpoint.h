@@ -36,6 +36,43 @@ inline Result<std::string> readText(const fs::path &path)
     return s.str();
 }
 
+// A checkpoint folder and its config.json text.
+struct FolderConfig {
+    fs::path dir;
+    std::string path;   // dir / config.json, for messages
+    std::string text;
+};
+inline Result<FolderConfig> readFolderConfig(const std::string &folder)
+{
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) return Status(ErrorCode::IoError, folder + ": not a folder");
+    FolderConfig f{fs::path(folder), (fs::path(folder) / "config.json").string(), {}};
+    auto text = readText(f.path);
+    if (!text) return text.status();
+    f.text = std::move(text).value();
+    return f;
+}
+// config.json's model_type, "" when the folder has none (or no readable config.json): how callers pick a loader.
+inline std::string folderModelType(const std::string &folder)
+{
+    auto text = readText(fs::path(folder) / "config.json");
+    if (!text) return {};
+    const json root = json::parse(*text, nullptr, false);
+    const auto it = root.is_object() ? root.find("model_type") : root.end();
+    return root.is_object() && it != root.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+// dir/model.safetensors, opened and validated (pickle checkpoints are never read).
+inline Result<SafetensorsFile> openModelSafetensors(const fs::path &dir)
+{
+    std::error_code ec;
+    const fs::path st = dir / "model.safetensors";
+    if (!fs::is_regular_file(st, ec))
+        return Status(ErrorCode::IoError, dir.string() + ": no model.safetensors (checkpoints are read from safetensors "
+                                                         "only; convert a pytorch_model.bin with transformers' "
+                                                         "save_pretrained)");
+    return SafetensorsFile::open(st.string());
+}
+
 class Fields {
 public:
     Fields(const json &root, const std::string &source) : m_root(root), m_source(source) {}

@@ -91,17 +91,11 @@ void readStack(Tensors &t, T5Stack &s, const std::string &name, std::int64_t lay
 
 Result<T5Weights> loadT5(const std::string &folder)
 {
-    const fs::path dir(folder);
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return Status(ErrorCode::IoError, folder + ": not a folder");
-    auto text = readText(dir / "config.json");
-    if (!text) return text.status();
-    auto config = parseT5Config(*text, (dir / "config.json").string());
+    auto folderConfig = readFolderConfig(folder);
+    if (!folderConfig) return folderConfig.status();
+    auto config = parseT5Config(folderConfig->text, folderConfig->path);
     if (!config) return config.status();
-    const fs::path st = dir / "model.safetensors";
-    if (!fs::is_regular_file(st, ec))
-        return Status(ErrorCode::IoError, folder + ": no model.safetensors (checkpoints are read from safetensors only)");
-    auto file = SafetensorsFile::open(st.string());
+    auto file = openModelSafetensors(folderConfig->dir);
     if (!file) return file.status();
     T5Weights w;
     w.config = *config;
@@ -201,6 +195,18 @@ std::vector<float> feedForward(const T5Block &b, const T5Config &c, const std::v
     return applyLinear(m.data(), L, b.wo);
 }
 
+// x += sublayer(RMSNorm(x)): T5's pre-norm residual.
+template <class Sublayer>
+Status residual(std::vector<float> &x, const std::vector<float> &norm, const T5Config &c, Sublayer &&sublayer)
+{
+    std::vector<float> h = x;
+    rmsNorm(h, c.dModel, norm, c.layerNormEps);
+    Result<std::vector<float>> r = sublayer(h);
+    if (!r) return r.status();
+    addInPlace(x, *r);
+    return Status::ok();
+}
+
 std::vector<float> embedIds(const T5Weights &w, const std::vector<std::int64_t> &ids)
 {
     const std::int64_t D = w.config.dModel;
@@ -275,10 +281,7 @@ Result<T5Config> parseT5Config(std::string_view jsonText, const std::string &sou
 
 bool isT5Folder(const std::string &folder)
 {
-    auto text = readText(fs::path(folder) / "config.json");
-    if (!text) return false;
-    const json root = json::parse(*text, nullptr, false);
-    return root.is_object() && root.contains("model_type") && root["model_type"] == "t5";
+    return folderModelType(folder) == "t5";
 }
 
 Result<T5Model> T5Model::loadFolder(const std::string &folder)
@@ -316,16 +319,16 @@ Result<Seq2SeqResult> T5Model::forward(const std::vector<std::int64_t> &source, 
     MaskSpec encMask;
     encMask.headBias = positionBias(w.encoder, c, S, S, true);
     std::vector<float> x = embedIds(w, source);
+    const auto ff = [&](const T5Block &b) {
+        return [&](const std::vector<float> &h) -> Result<std::vector<float>> { return feedForward(b, c, h); };
+    };
     for (const T5Block &b : w.encoder.blocks) {
         if (cancelled()) return Status::cancelled();
-        std::vector<float> h = x;
-        rmsNorm(h, D, b.selfNorm, c.layerNormEps);
-        auto a = attend(pass, b.self, h, h, encMask, result.encoderAttentions);
-        if (!a) return a.status();
-        addInPlace(x, *a);
-        h = x;
-        rmsNorm(h, D, b.ffNorm, c.layerNormEps);
-        addInPlace(x, feedForward(b, c, h));
+        const auto self = [&](const std::vector<float> &h) {
+            return attend(pass, b.self, h, h, encMask, result.encoderAttentions);
+        };
+        if (Status s = residual(x, b.selfNorm, c, self); !s) return s;
+        if (Status s = residual(x, b.ffNorm, c, ff(b)); !s) return s;
     }
     rmsNorm(x, D, w.encoder.finalNorm, c.layerNormEps);
     result.encoderHidden = std::move(x);
@@ -336,19 +339,15 @@ Result<Seq2SeqResult> T5Model::forward(const std::vector<std::int64_t> &source, 
     std::vector<float> y = embedIds(w, decoderInput);
     for (const T5Block &b : w.decoder.blocks) {
         if (cancelled()) return Status::cancelled();
-        std::vector<float> h = y;
-        rmsNorm(h, D, b.selfNorm, c.layerNormEps);
-        auto a = attend(pass, b.self, h, h, decMask, result.decoderAttentions);
-        if (!a) return a.status();
-        addInPlace(y, *a);
-        h = y;
-        rmsNorm(h, D, b.crossNorm, c.layerNormEps);
-        auto ca = attend(pass, b.cross, h, result.encoderHidden, MaskSpec::bidirectional(), result.crossAttentions);
-        if (!ca) return ca.status();
-        addInPlace(y, *ca);
-        h = y;
-        rmsNorm(h, D, b.ffNorm, c.layerNormEps);
-        addInPlace(y, feedForward(b, c, h));
+        const auto self = [&](const std::vector<float> &h) {
+            return attend(pass, b.self, h, h, decMask, result.decoderAttentions);
+        };
+        const auto cross = [&](const std::vector<float> &h) {
+            return attend(pass, b.cross, h, result.encoderHidden, MaskSpec::bidirectional(), result.crossAttentions);
+        };
+        if (Status s = residual(y, b.selfNorm, c, self); !s) return s;
+        if (Status s = residual(y, b.crossNorm, c, cross); !s) return s;
+        if (Status s = residual(y, b.ffNorm, c, ff(b)); !s) return s;
     }
     rmsNorm(y, D, w.decoder.finalNorm, c.layerNormEps);
     result.decoderHidden = y;

@@ -105,40 +105,28 @@ Result<VitConfig> parseVitConfig(std::string_view jsonText, const std::string &s
 
 bool isVitFolder(const std::string &folder)
 {
-    std::error_code ec;
-    const fs::path path = fs::path(folder) / "config.json";
-    if (!fs::is_regular_file(path, ec)) return false;
-    auto text = readText(path);
-    if (!text) return false;
-    const json root = json::parse(*text, nullptr, false);
-    return root.is_object() && root.contains("model_type") && root["model_type"] == "vit";
+    return folderModelType(folder) == "vit";
 }
 
 namespace detail {
 
 Result<VitWeights> loadVitFolder(const std::string &folder)
 {
-    const fs::path dir(folder);
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return Status(ErrorCode::IoError, folder + ": not a folder");
-    auto text = readText(dir / "config.json");
-    if (!text) return text.status();
-    auto config = parseVitConfig(*text, (dir / "config.json").string());
+    auto folderConfig = readFolderConfig(folder);
+    if (!folderConfig) return folderConfig.status();
+    auto config = parseVitConfig(folderConfig->text, folderConfig->path);
     if (!config) return config.status();
     VitWeights w;
     w.config = *config;
     w.source = folder;
-    const fs::path pre = dir / "preprocessor_config.json";
+    std::error_code ec;
+    const fs::path pre = folderConfig->dir / "preprocessor_config.json";
     if (fs::is_regular_file(pre, ec)) {
         auto p = loadPreprocessorConfig(pre.string());
         if (!p) return p.status();
         w.preprocessor = *p;
     }
-    const fs::path st = dir / "model.safetensors";
-    if (!fs::is_regular_file(st, ec))
-        return Status(ErrorCode::IoError, folder + ": no model.safetensors (ViT checkpoints are read from safetensors "
-                                                   "only; convert a pytorch_model.bin with transformers' save_pretrained)");
-    auto file = SafetensorsFile::open(st.string());
+    auto file = openModelSafetensors(folderConfig->dir);
     if (!file) return file.status();
 
     const VitConfig &c = w.config;
