@@ -80,7 +80,7 @@ void TestSeq2Seq::parity_data()
     QTest::addColumn<QString>("caseName");
     QTest::addColumn<QString>("backend");
     for (const char *c : {"t5-gated-long", "t5-gated-one", "t5-relu-plain"})
-        for (const char *b : {"reference", "tiled"})
+        for (const char *b : {"reference", "tiled", "cuda"})
             QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(c, b))) << QString(c) << QString(b);
 }
 
@@ -88,6 +88,8 @@ void TestSeq2Seq::parity()
 {
     QFETCH(QString, caseName);
     QFETCH(QString, backend);
+    if (backend == QLatin1String("cuda") && !cudaAvailable())
+        QSKIP(qPrintable("CUDA: " + QString::fromStdString(cudaUnavailableReason())));
     const QJsonObject entry = caseEntry(caseName);
     QVERIFY2(!entry.isEmpty(), "tests/fixtures/seq2seq/index.json: case missing");
     auto model = T5Model::loadFolder((kFixtures + "models/" + entry["model"].toString()).toStdString());

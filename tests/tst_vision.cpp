@@ -115,7 +115,7 @@ void TestVision::parity_data()
     QTest::addColumn<QString>("caseName");
     QTest::addColumn<QString>("backend");
     for (const char *c : {"vit-cls-plain", "vit-base-plain", "vit-base-interp"})
-        for (const char *b : {"reference", "tiled"})
+        for (const char *b : {"reference", "tiled", "cuda"})
             QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(c, b))) << QString(c) << QString(b);
 }
 
@@ -123,6 +123,8 @@ void TestVision::parity()
 {
     QFETCH(QString, caseName);
     QFETCH(QString, backend);
+    if (backend == QLatin1String("cuda") && !cudaAvailable())
+        QSKIP(qPrintable("CUDA: " + QString::fromStdString(cudaUnavailableReason())));
     const QJsonObject entry = caseEntry(caseName);
     QVERIFY2(!entry.isEmpty(), "tests/fixtures/vision/index.json: case missing");
     auto model = VitModel::loadFolder((kFixtures + "models/" + entry["model"].toString()).toStdString());
