@@ -30,3 +30,6 @@ attn_add_qt_test(tst_stats LABELS analysis LIBS attn_engine Qt6::Core)
 attn_add_qt_test(tst_dataset LABELS analysis LIBS attn_engine Qt6::Core SOURCES jsonschema.cpp)
 target_compile_definitions(tst_dataset PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
 set_tests_properties(tst_dataset PROPERTIES TIMEOUT 300)
+# Attention variants (variants.h, approximate.h): scoring functions, RNN-era step, dropout over fixed seeds,
+# approximations' errors and costs, against hand-computed answers and the fp64 Reference backend.
+attn_add_qt_test(tst_variants LABELS analysis LIBS attn_testsupport attn_engine)

@@ -46,6 +46,10 @@ const std::vector<OptionRow> &sharedOptions()
         {"heads", T::Text, "HEADS", "heads whose weights are computed and exported: all, or L.H,L.H,..., "
                                     "layers and heads counted from 0", "all"},
         {"out", T::Text, "F.json", "the JSON file to write, or - for stdout", {}},
+        // Vision Transformers (verb_vision.cpp): run --model VIT --image F | --pixel-values F.
+        {"image", T::Text, "F", "an image file (PNG, JPEG, ...) for a ViT model, prepared per its preprocessor_config.json",
+         {}},
+        {"pixel-values", T::Text, "F.npy", "pixel_values [3, H, W] float32, already preprocessed, for a ViT model", {}},
         // Dataset runs (verb_dataset.cpp): faithfulness|run|equivariance --dataset, and merge.
         {"dataset", T::Text, "F", "run over a dataset instead of one text: F.jsonl, F.csv, F.tsv, or sample (the model "
                                   "folder's rationales.json); docs/datasets.md", {}},

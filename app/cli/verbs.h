@@ -25,6 +25,9 @@ int figureVerb(const QStringList &args);         // verb_figure.cpp
 // verb_dataset.cpp: faithfulness|run|equivariance --dataset F (main.cpp routes them there), and merge.
 int datasetVerb(const QStringList &args, attn::DatasetAnalysis analysis);
 int mergeVerb(const QStringList &args);
+// verb_vision.cpp: `run --image F | --pixel-values F` on a ViT folder (main.cpp routes it there).
+bool isVisionRun(const QStringList &args);
+int visionRunVerb(const QStringList &args);
 // `figure` draws with Qt Widgets: a QApplication (offscreen unless a platform is chosen) instead of a
 // QCoreApplication when argv[1] is "figure".
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv);

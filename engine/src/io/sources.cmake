@@ -9,4 +9,5 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sha256.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dataset_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dataset_results.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/npy_read.cpp
 )

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Vision Transformers (vit.h) against Hugging Face transformers: tiny random-weight ViTModel and
+// ViTForImageClassification checkpoints with peaked attention (tests/fixtures/models/vit-*, made with
+// tools/make_vision_fixtures.py), the same pixel_values in: attentions ≤ 1e-5, hidden states, pooled and logits
+// ≤ 1e-4, on the reference and tiled backends; once with interpolated positions (another image size); once from a
+// PNG through Qt's decoder and the engine's preprocessing (image.h). Config and checkpoint refusals name the field.
+
+#include <attnscope/npy.h>
+#include <attnscope/vit.h>
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace attn;
+
+namespace {
+
+const QString kFixtures = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/fixtures/");
+
+QByteArray msg(const std::string &s) { return QByteArray::fromStdString(s); }
+
+QJsonObject caseEntry(const QString &name)
+{
+    QFile f(kFixtures + "vision/index.json");
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    for (const QJsonValue v : QJsonDocument::fromJson(f.readAll()).object()["cases"].toArray())
+        if (v["case"].toString() == name) return v.toObject();
+    return {};
+}
+
+NpyArray npy(const QString &caseName, const char *file)
+{
+    auto r = readNpyFloat32((kFixtures + "vision/" + caseName + "/" + file).toStdString());
+    return r ? std::move(r).value() : NpyArray{};
+}
+
+// max |a − b| over equal-length arrays; +inf when the lengths differ (so a size bug fails every comparison).
+double maxDiff(const float *a, const float *b, std::size_t n, std::size_t m)
+{
+    if (n != m) return INFINITY;
+    double d = 0.0;
+    for (std::size_t i = 0; i < n; ++i) d = std::max(d, std::abs(double(a[i]) - double(b[i])));
+    return d;
+}
+double maxDiff(const std::vector<float> &a, const std::vector<float> &b)
+{
+    return maxDiff(a.data(), b.data(), a.size(), b.size());
+}
+
+// Qt decodes to RGB8 with alpha dropped, as PIL's convert("RGB") (the CLI and GUI path).
+ImageRgb8 decode(const QString &path)
+{
+    QImage q(path);
+    if (q.isNull()) return {};
+    q = q.convertToFormat(QImage::Format_RGB888);
+    ImageRgb8 im{q.width(), q.height(), std::vector<std::uint8_t>(std::size_t(q.width()) * q.height() * 3)};
+    for (int y = 0; y < q.height(); ++y)
+        std::copy_n(q.constScanLine(y), q.width() * 3, im.pixels.begin() + std::ptrdiff_t(y) * q.width() * 3);
+    return im;
+}
+
+// Everything the model computes, compared with the fixture; returns the attention error.
+double compare(const VitForwardResult &r, const VitConfig &c, const QString &caseName)
+{
+    const NpyArray att = npy(caseName, "attentions.npy"), hs = npy(caseName, "hidden_states.npy"),
+                   last = npy(caseName, "last_hidden.npy");
+    const std::int64_t T = r.length;
+    if (att.shape != std::vector<std::int64_t>{c.layers, c.heads, T, T}) return INFINITY;
+    double attErr = 0.0;
+    for (std::size_t i = 0; i < r.attentions.size(); ++i)
+        attErr = std::max(attErr, maxDiff(r.attentions[i].data(), att.values.data() + i * T * T,
+                                          r.attentions[i].size(), std::size_t(T * T)));
+    if (r.attentions.size() != std::size_t(c.layers * c.heads)) attErr = INFINITY;
+    double hsErr = r.hiddenStates.size() == std::size_t(c.layers + 1) ? 0.0 : INFINITY;
+    const std::size_t TD = std::size_t(T * c.hiddenSize);
+    for (std::size_t i = 0; i < r.hiddenStates.size() && hs.values.size() == r.hiddenStates.size() * TD; ++i)
+        hsErr = std::max(hsErr, maxDiff(r.hiddenStates[i].data(), hs.values.data() + i * TD, r.hiddenStates[i].size(), TD));
+    if (hs.values.size() != r.hiddenStates.size() * TD) hsErr = INFINITY;
+    const double lastErr = maxDiff(r.lastHidden, last.values);
+    const double headErr = c.classifier ? maxDiff(r.logits, npy(caseName, "logits.npy").values)
+                                        : maxDiff(r.pooled, npy(caseName, "pooled.npy").values);
+    qInfo("%s on %s: attentions %.3g, hidden states %.3g, last hidden %.3g, %s %.3g", qPrintable(caseName),
+          backendName(r.backend).c_str(), attErr, hsErr, lastErr, c.classifier ? "logits" : "pooled", headErr);
+    if (!(hsErr <= 1e-4) || !(lastErr <= 1e-4) || !(headErr <= 1e-4)) return INFINITY;
+    return attErr;
+}
+
+} // namespace
+
+class TestVision : public QObject {
+    Q_OBJECT
+private slots:
+    void parity_data();
+    void parity();
+    void imageThroughPreprocessing_data();
+    void imageThroughPreprocessing();
+    void attentionRowsAndGrid();
+    void inputErrors();
+    void configErrors_data();
+    void configErrors();
+    void checkpointErrors();
+};
+
+void TestVision::parity_data()
+{
+    QTest::addColumn<QString>("caseName");
+    QTest::addColumn<QString>("backend");
+    for (const char *c : {"vit-cls-plain", "vit-base-plain", "vit-base-interp"})
+        for (const char *b : {"reference", "tiled", "cuda"})
+            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(c, b))) << QString(c) << QString(b);
+}
+
+void TestVision::parity()
+{
+    QFETCH(QString, caseName);
+    QFETCH(QString, backend);
+    if (backend == QLatin1String("cuda") && !cudaAvailable())
+        QSKIP(qPrintable("CUDA: " + QString::fromStdString(cudaUnavailableReason())));
+    const QJsonObject entry = caseEntry(caseName);
+    QVERIFY2(!entry.isEmpty(), "tests/fixtures/vision/index.json: case missing");
+    auto model = VitModel::loadFolder((kFixtures + "models/" + entry["model"].toString()).toStdString());
+    QVERIFY2(model.isOk(), msg(model.status().message()));
+    auto pixels = readPixelValuesNpy((kFixtures + "vision/" + caseName + "/pixel_values.npy").toStdString());
+    QVERIFY2(pixels.isOk(), msg(pixels.status().message()));
+    QCOMPARE(pixels->height, entry["height"].toInteger());
+
+    VitForwardOptions o;
+    o.backend = *parseBackend(backend.toStdString());
+    o.captureHiddenStates = true;
+    o.interpolatePositions = entry["interpolate_pos_encoding"].toBool();
+    auto r = model->forward(*pixels, o);
+    QVERIFY2(r.isOk(), msg(r.status().message()));
+    QCOMPARE(r->length, entry["tokens"].toInteger());
+    QCOMPARE(backendName(r->backend), backend.toStdString());
+    const double err = compare(*r, model->config(), caseName);
+    QVERIFY2(err <= 1e-5, qPrintable(QStringLiteral("attention error %1").arg(err)));
+}
+
+void TestVision::imageThroughPreprocessing_data()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::newRow("reference") << "reference";
+    QTest::newRow("tiled") << "tiled";
+}
+
+void TestVision::imageThroughPreprocessing()
+{
+    // A 45×37 PNG resized (bilinear, Pillow-exact) to 28×28 by the checkpoint's preprocessor_config.json.
+    QFETCH(QString, backend);
+    const QJsonObject entry = caseEntry("vit-cls-image");
+    auto model = VitModel::loadFolder((kFixtures + "models/" + entry["model"].toString()).toStdString());
+    QVERIFY2(model.isOk(), msg(model.status().message()));
+    QVERIFY(model->preprocessor().has_value());
+    const ImageRgb8 image = decode(kFixtures + "vision/" + entry["image"].toString());
+    QCOMPARE(image.width, 45);
+    auto pixels = preprocessImage(image, *model->preprocessor());
+    QVERIFY2(pixels.isOk(), msg(pixels.status().message()));
+    const NpyArray want = npy("vit-cls-image", "pixel_values.npy");
+    // The engine's resize is Pillow's bit for bit (tst_image), so the preprocessing adds nothing here.
+    QCOMPARE(maxDiff(pixels->values, want.values), 0.0);
+    VitForwardOptions o;
+    o.backend = *parseBackend(backend.toStdString());
+    o.captureHiddenStates = true;
+    auto r = model->forward(*pixels, o);
+    QVERIFY2(r.isOk(), msg(r.status().message()));
+    QVERIFY(compare(*r, model->config(), "vit-cls-image") <= 1e-5);
+}
+
+void TestVision::attentionRowsAndGrid()
+{
+    auto model = VitModel::loadFolder((kFixtures + "models/vit-base-d80h5").toStdString());
+    QVERIFY2(model.isOk(), msg(model.status().message()));
+    QCOMPARE(model->name(), std::string("vit-base-d80h5"));
+    QCOMPARE(model->config().dHead, 16);
+    QVERIFY(!model->config().qkvBias);
+    // 35×20 pixels in 5×5 patches: 7 rows and 4 columns, T = 29; 23×7 keeps only whole patches (4×1).
+    PixelValues px{35, 20, std::vector<float>(3 * 35 * 20, 0.25f)};
+    VitForwardOptions o;
+    o.interpolatePositions = true;
+    auto r = model->forward(px, o);
+    QVERIFY2(r.isOk(), msg(r.status().message()));
+    QCOMPARE(r->patchRows, 7);
+    QCOMPARE(r->patchCols, 4);
+    QCOMPARE(r->specialTokens, 1);
+    QCOMPARE(r->length, 29);
+    QCOMPARE(r->attentions.size(), std::size_t(15));
+    for (const std::vector<float> &P : r->attentions)
+        for (std::int64_t i = 0; i < 29; ++i) {
+            double s = 0.0;
+            for (std::int64_t j = 0; j < 29; ++j) s += P[std::size_t(i * 29 + j)];
+            QVERIFY(std::abs(s - 1.0) < 1e-5);
+        }
+    auto small = model->patchGrid(PixelValues{23, 7, std::vector<float>(3 * 23 * 7)}, o);
+    QVERIFY(small.isOk() && small->height == 4 && small->width == 1);
+    o.captureAttentions = false;
+    auto none = model->forward(px, o);
+    QVERIFY(none.isOk() && none->attentions.empty() && none->pooled.size() == 80);
+}
+
+void TestVision::inputErrors()
+{
+    auto model = VitModel::loadFolder((kFixtures + "models/vit-cls-d48h3").toStdString());
+    QVERIFY2(model.isOk(), msg(model.status().message()));
+    const auto error = [&](PixelValues px, bool interp) {
+        VitForwardOptions o;
+        o.interpolatePositions = interp;
+        auto r = model->forward(px, o);
+        return r.isOk() ? std::string() : r.status().message();
+    };
+    QVERIFY(error({30, 28, std::vector<float>(3 * 30 * 28)}, false).find("image 30×28 differs from the model's "
+                                                                         "image_size 28×28") != std::string::npos);
+    QVERIFY(error({28, 28, std::vector<float>(28 * 28)}, false).find("784 values for [3, 28, 28]") != std::string::npos);
+    QVERIFY(error({3, 28, std::vector<float>(3 * 3 * 28)}, true).find("smaller than one 4×4 patch") != std::string::npos);
+}
+
+void TestVision::configErrors_data()
+{
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("expected");
+    const QString base = R"("model_type": "vit", "hidden_size": 48, "num_attention_heads": 3)";
+    QTest::newRow("not vit") << R"({"model_type": "deit"})" << "field 'model_type' is 'deit'; expected 'vit'";
+    QTest::newRow("architecture") << R"({"model_type": "vit", "architectures": ["ViTForMaskedImageModeling"]})"
+                                  << "field 'architectures' names ViTForMaskedImageModeling";
+    QTest::newRow("heads") << R"({"model_type": "vit", "hidden_size": 50, "num_attention_heads": 3})"
+                           << "'hidden_size' 50 is not a multiple of num_attention_heads 3";
+    QTest::newRow("image size") << "{" + base + R"(, "image_size": [28])" + "}"
+                                << "field 'image_size' has 1 entries; expected [height, width]";
+    QTest::newRow("patch") << "{" + base + R"(, "image_size": 8, "patch_size": 9})" << "field 'patch_size' is larger";
+    QTest::newRow("act") << "{" + base + R"(, "hidden_act": "gelu_foo"})" << "field 'hidden_act' 'gelu_foo' is not";
+    QTest::newRow("channels") << "{" + base + R"(, "num_channels": 1})" << "field 'num_channels' is 1; expected 3";
+    QTest::newRow("eps") << "{" + base + R"(, "layer_norm_eps": -1})" << "field 'layer_norm_eps' must be a positive number";
+    QTest::newRow("labels") << R"({"model_type": "vit", "architectures": ["ViTForImageClassification"],
+                                   "id2label": {"0": "a", "2": "c"}})"
+                            << "id2label is missing label id 1";
+    QTest::newRow("json") << "[1]" << "cfg.json: not a JSON object";
+}
+
+void TestVision::configErrors()
+{
+    QFETCH(QString, json);
+    QFETCH(QString, expected);
+    auto r = parseVitConfig(json.toStdString(), "cfg.json");
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.status().message().find(expected.toStdString()) != std::string::npos, msg(r.status().message()));
+    QVERIFY(r.status().message().rfind("cfg.json", 0) == 0);
+}
+
+void TestVision::checkpointErrors()
+{
+    // The classifier's weights read as a ViTModel of the same sizes: the classifier tensors are unexpected; with
+    // another hidden size the first tensor read names its shape.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString src = kFixtures + "models/vit-cls-d48h3/";
+    QVERIFY(QFile::copy(src + "model.safetensors", dir.filePath("model.safetensors")));
+    QFile cfgIn(src + "config.json");
+    QVERIFY(cfgIn.open(QIODevice::ReadOnly));
+    QJsonObject cfg = QJsonDocument::fromJson(cfgIn.readAll()).object();
+    const auto write = [&](const QJsonObject &o) {
+        QFile f(dir.filePath("config.json"));
+        return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(QJsonDocument(o).toJson()) > 0;
+    };
+    cfg["architectures"] = QJsonArray{"ViTModel"};
+    QVERIFY(write(cfg));
+    auto r = VitModel::loadFolder(dir.path().toStdString());
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.status().message().find("unexpected tensor 'classifier.") != std::string::npos, msg(r.status().message()));
+    cfg["architectures"] = QJsonArray{"ViTForImageClassification"};
+    cfg["intermediate_size"] = 64;
+    QVERIFY(write(cfg));
+    r = VitModel::loadFolder(dir.path().toStdString());
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.status().message().find("tensor 'vit.encoder.layer.0.intermediate.dense.weight' has shape [96, 48]; "
+                                       "expected [64, 48]") != std::string::npos,
+             msg(r.status().message()));
+    QVERIFY(QFile::remove(dir.filePath("model.safetensors")));
+    r = VitModel::loadFolder(dir.path().toStdString());
+    QVERIFY(!r.isOk() && r.status().message().find("no model.safetensors") != std::string::npos);
+    QVERIFY(!isVitFolder(dir.path().toStdString() + "/nothing"));
+    QVERIFY(isVitFolder(dir.path().toStdString()));
+    QVERIFY(!isVitFolder((kFixtures + "models/gpt2-tiny").toStdString()));
+}
+
+QTEST_MAIN(TestVision)
+#include "tst_vision.moc"

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `attnscope-cli run --model VIT --image F | --pixel-values F.npy` (app/cli/verb_vision.cpp), run as scripts run it:
+// the export's attention and outputs against transformers' (tests/fixtures/vision, tools/make_vision_fixtures.py),
+// the image fields, and the refusals (exit 2 for arguments, 1 for inputs).
+
+#include <attnscope/npy.h>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+const QString kFixtures = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/fixtures/");
+
+struct CliRun {
+    int exitCode = -1;
+    QByteArray err;
+};
+
+// The wait is a guard against a hung process, not a timing assertion.
+CliRun runCli(const QStringList &args)
+{
+    QProcess process;
+    process.start(QStringLiteral(ATTNSCOPE_CLI_PATH), args);
+    CliRun run;
+    if (!process.waitForFinished(120000)) {
+        process.kill();
+        process.waitForFinished();
+        run.err = "did not finish";
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+QJsonObject readJson(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+std::vector<float> fixture(const QString &caseName, const char *file)
+{
+    auto r = attn::readNpyFloat32((kFixtures + "vision/" + caseName + "/" + file).toStdString());
+    return r ? r->values : std::vector<float>{};
+}
+
+// max |export − fixture| over attention [layer][head][T][T] (flattened in that order); +inf on any size mismatch.
+double attentionError(const QJsonArray &attention, const std::vector<float> &want)
+{
+    std::size_t k = 0;
+    double err = 0.0;
+    for (const QJsonValue layer : attention)
+        for (const QJsonValue head : layer.toArray())
+            for (const QJsonValue row : head.toArray())
+                for (const QJsonValue v : row.toArray()) {
+                    if (k >= want.size()) return INFINITY;
+                    err = std::max(err, std::abs(v.toDouble() - double(want[k++])));
+                }
+    return k == want.size() ? err : INFINITY;
+}
+
+double vectorError(const QJsonArray &got, const std::vector<float> &want)
+{
+    if (std::size_t(got.size()) != want.size()) return INFINITY;
+    double err = 0.0;
+    for (qsizetype i = 0; i < got.size(); ++i) err = std::max(err, std::abs(got[i].toDouble() - double(want[std::size_t(i)])));
+    return err;
+}
+
+} // namespace
+
+class TestVisionCli : public QObject {
+    Q_OBJECT
+private slots:
+    void imageRun_data();
+    void imageRun();
+    void pixelValuesInterpolated();
+    void refusals();
+};
+
+void TestVisionCli::imageRun_data()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::newRow("reference") << "reference";
+    QTest::newRow("tiled") << "tiled";
+}
+
+void TestVisionCli::imageRun()
+{
+    QFETCH(QString, backend);
+    QTemporaryDir dir;
+    const QString out = dir.filePath("vit.json");
+    const CliRun run = runCli({"run", "--model", kFixtures + "models/vit-cls-d48h3", "--image",
+                               kFixtures + "vision/gradient_45x37.png", "--backend", backend, "--top-k", "3", "--out", out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject j = readJson(out);
+    QCOMPARE(j["kind"].toString(), QStringLiteral("vision"));
+    QCOMPARE(j["model"]["architecture_class"].toString(), QStringLiteral("ViTForImageClassification"));
+    const QJsonObject input = j["input"].toObject();
+    QCOMPARE(input["image_width"].toInt(), 45);
+    QCOMPARE(input["image_height"].toInt(), 37);
+    QCOMPARE(input["height"].toInt(), 28);
+    QCOMPARE(input["patch_grid"].toArray(), (QJsonArray{7, 7}));
+    QCOMPARE(input["special_tokens"].toInt(), 1);
+    QCOMPARE(input["length"].toInt(), 50);
+    QCOMPARE(input["tokens"][0].toString(), QStringLiteral("[CLS]"));
+    QCOMPARE(input["tokens"][9].toString(), QStringLiteral("r1c1"));
+    QCOMPARE(j["settings"]["backend"].toString(), backend);
+
+    const double attErr = attentionError(j["attention"].toArray(), fixture("vit-cls-image", "attentions.npy"));
+    const std::vector<float> logits = fixture("vit-cls-image", "logits.npy");
+    const double logitErr = vectorError(j["outputs"]["logits"].toArray(), logits);
+    qInfo("CLI --image on %s: attention %.3g, logits %.3g", qPrintable(backend), attErr, logitErr);
+    QVERIFY(attErr <= 1e-5);
+    QVERIFY(logitErr <= 1e-4);
+    const QJsonArray predictions = j["outputs"]["predictions"].toArray();
+    QCOMPARE(predictions.size(), 3);
+    const auto best = std::max_element(logits.begin(), logits.end()) - logits.begin();
+    QCOMPARE(predictions[0]["id"].toInt(), int(best));
+    QCOMPARE(predictions[0]["label"].toString(), QStringLiteral("class_%1").arg(best));
+    QVERIFY(predictions[0]["probability"].toDouble() >= predictions[1]["probability"].toDouble());
+}
+
+void TestVisionCli::pixelValuesInterpolated()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath("interp.json");
+    const QString npy = kFixtures + "vision/vit-base-interp/pixel_values.npy";
+    const CliRun run = runCli({"run", "--model", kFixtures + "models/vit-base-d80h5", "--pixel-values", npy,
+                               "--interpolate-pos-encoding", "--backend", "tiled", "--out", out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject j = readJson(out);
+    QCOMPARE(j["input"]["patch_grid"].toArray(), (QJsonArray{7, 4}));
+    QVERIFY(j["input"]["image"].isNull());
+    QVERIFY(j["settings"]["interpolate_pos_encoding"].toBool());
+    const double attErr = attentionError(j["attention"].toArray(), fixture("vit-base-interp", "attentions.npy"));
+    const double pooledErr = vectorError(j["outputs"]["pooled"].toArray(), fixture("vit-base-interp", "pooled.npy"));
+    qInfo("CLI --pixel-values, interpolated: attention %.3g, pooled %.3g", attErr, pooledErr);
+    QVERIFY(attErr <= 1e-5);
+    QVERIFY(pooledErr <= 1e-4);
+
+    // The same file without the flag: the size is refused as an input error.
+    const CliRun refused = runCli({"run", "--model", kFixtures + "models/vit-base-d80h5", "--pixel-values", npy,
+                                   "--out", dir.filePath("no.json")});
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.err.contains("image 35×20 differs from the model's image_size 30×30"), refused.err.constData());
+    QVERIFY(!QFile::exists(dir.filePath("no.json")));
+}
+
+void TestVisionCli::refusals()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath("x.json"), png = kFixtures + "vision/gradient_45x37.png";
+    const QString vit = kFixtures + "models/vit-cls-d48h3";
+    CliRun r = runCli({"run", "--model", kFixtures + "models/gpt2-tiny", "--image", png, "--out", out});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("need a ViT folder"), r.err.constData());
+    r = runCli({"run", "--model", vit, "--image", png, "--pixel-values", png, "--out", out});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("exactly one of --image and --pixel-values"));
+    r = runCli({"run", "--model", vit, "--image", dir.filePath("missing.png"), "--out", out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("cannot read or decode the image"), r.err.constData());
+    r = runCli({"run", "--model", vit, "--pixel-values", png, "--out", out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("gradient_45x37.png"), r.err.constData());
+    QVERIFY(!QFile::exists(out));
+}
+
+QTEST_GUILESS_MAIN(TestVisionCli)
+#include "tst_vision_cli.moc"
