@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// TextModel: model specs (folder, sample:NAME, random:...), tokenization into labelled tokens, and the whole
-// text → tokens → forward path on a bundled sample model.
+// TextModel: model specs (folder, sample:NAME, random:..., the Hugging Face hub cache), tokenization into labelled
+// tokens, and the whole text → tokens → forward path on a bundled sample model.
 #include <attnscope/textmodel.h>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
@@ -18,6 +19,14 @@ private slots:
     void classifierReadsText();
     void tooLongTextNamesPositions();
     void inductionSampleHasItsHeads();
+    void hubCacheRepoId();
+    void hubCacheFolders();
+    void hubCacheMisses_data();
+    void hubCacheMisses();
+
+private:
+    // A synthetic hub cache with one repo (models--Org--Tiny): blobs, two snapshots, refs main and v2.
+    QString makeHubCache(QTemporaryDir &dir);
 };
 
 void TestTextModel::listsBundledSamples()
@@ -152,6 +161,131 @@ void TestTextModel::inductionSampleHasItsHeads()
         return (std::max_element(v.begin(), v.end()) - v.begin()) / cfg.heads;
     };
     QVERIFY(layerOf(previous) < layerOf(induction));
+}
+
+
+namespace {
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+QByteArray readFixture(const QString &file)
+{
+    QFile f(QStringLiteral(ATTNSCOPE_TEST_DATA_DIR) + "/fixtures/models/llama-gqa-d48h4/" + file);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Environment variables set for one test and restored after it.
+class ScopedEnv {
+public:
+    ScopedEnv(std::initializer_list<std::pair<const char *, QString>> vars)
+    {
+        for (const auto &[name, value] : vars) {
+            m_saved.push_back({name, qgetenv(name), qEnvironmentVariableIsSet(name)});
+            if (value.isNull()) qunsetenv(name);
+            else qputenv(name, value.toUtf8());
+        }
+    }
+    ~ScopedEnv()
+    {
+        for (const auto &s : m_saved) {
+            if (s.wasSet) qputenv(s.name, s.value);
+            else qunsetenv(s.name);
+        }
+    }
+
+private:
+    struct Saved {
+        const char *name;
+        QByteArray value;
+        bool wasSet;
+    };
+    std::vector<Saved> m_saved;
+};
+
+} // namespace
+
+QString TestTextModel::makeHubCache(QTemporaryDir &dir)
+{
+    const QString repo = dir.filePath("hub/models--Org--Tiny");
+    // Snapshot files are symlinks into blobs/, as huggingface_hub lays them out.
+    writeFile(repo + "/blobs/cfg", readFixture("config.json"));
+    writeFile(repo + "/blobs/weights", readFixture("model.safetensors"));
+    for (const char *rev : {"abc123", "def456"}) {
+        const QString snap = repo + "/snapshots/" + rev;
+        QDir().mkpath(snap);
+        QFile::link("../../blobs/cfg", snap + "/config.json");
+        QFile::link("../../blobs/weights", snap + "/model.safetensors");
+    }
+    writeFile(repo + "/refs/main", "abc123");
+    writeFile(repo + "/refs/v2", "def456\n");
+    writeFile(repo + "/refs/evil", "../../../etc");
+    return dir.filePath("hub");
+}
+
+void TestTextModel::hubCacheRepoId()
+{
+    QTemporaryDir dir;
+    const QString hub = makeHubCache(dir);
+    const ScopedEnv env{{"HF_HUB_CACHE", hub}, {"HUGGINGFACE_HUB_CACHE", QString()}};
+    const QString repo = hub + "/models--Org--Tiny";
+    auto main = attn::resolveModelSpec("Org/Tiny");
+    QVERIFY2(main.isOk(), main.status().message().c_str());
+    QCOMPARE(QString::fromStdString(*main), repo + "/snapshots/abc123");
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec("Org/Tiny@v2")), repo + "/snapshots/def456");
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec("Org/Tiny@def456")), repo + "/snapshots/def456");
+    auto model = attn::Model::open(*main);
+    QVERIFY2(model.isOk(), model.status().message().c_str());
+    QCOMPARE(model->config().modelType, std::string("llama"));
+
+    // HF_HOME/hub when HF_HUB_CACHE is not set.
+    const ScopedEnv home{{"HF_HUB_CACHE", QString()}, {"HF_HOME", dir.path()}};
+    auto viaHome = attn::resolveModelSpec("Org/Tiny");
+    QVERIFY2(viaHome.isOk(), viaHome.status().message().c_str());
+    QCOMPARE(QString::fromStdString(*viaHome), repo + "/snapshots/abc123");
+}
+
+void TestTextModel::hubCacheFolders()
+{
+    QTemporaryDir dir;
+    const QString repo = makeHubCache(dir) + "/models--Org--Tiny";
+    // The repo folder opens its refs/main snapshot; a snapshot folder opens as it is.
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec(repo.toStdString())), repo + "/snapshots/abc123");
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec((repo + "/").toStdString())), repo + "/snapshots/abc123");
+    const QString snap = repo + "/snapshots/def456";
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec(snap.toStdString())), snap);
+    QVERIFY(attn::Model::open(snap.toStdString()).isOk());
+}
+
+void TestTextModel::hubCacheMisses_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QStringList>("mentions");
+    QTest::addRow("repo not in the cache") << "Org/Absent" << QStringList{"models--Org--Absent", "never downloads", "huggingface-cli"};
+    QTest::addRow("unknown revision") << "Org/Tiny@v9" << QStringList{"'v9'", "abc123", "def456"};
+    QTest::addRow("a ref that leaves the cache") << "Org/Tiny@evil" << QStringList{"'evil'", "refs/evil"};
+}
+
+void TestTextModel::hubCacheMisses()
+{
+    QFETCH(QString, spec);
+    QFETCH(QStringList, mentions);
+    QTemporaryDir dir;
+    const QString hub = makeHubCache(dir);
+    const ScopedEnv env{{"HF_HUB_CACHE", hub}, {"HUGGINGFACE_HUB_CACHE", QString()}};
+    auto r = attn::resolveModelSpec(spec.toStdString());
+    QVERIFY(!r.isOk());
+    QCOMPARE(r.status().code(), attn::ErrorCode::IoError);
+    const QString msg = QString::fromStdString(r.status().message());
+    for (const QString &m : mentions) QVERIFY2(msg.contains(m), qPrintable(msg + "\n  missing: " + m));
+    // Through TextModel the same message comes back; nothing is downloaded.
+    auto t = attn::TextModel::open(spec.toStdString());
+    QVERIFY(!t.isOk());
+    QCOMPARE(QString::fromStdString(t.status().message()), msg);
 }
 
 QTEST_GUILESS_MAIN(TestTextModel)

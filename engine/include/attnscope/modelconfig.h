@@ -146,6 +146,11 @@ std::int64_t layerWindow(const ModelConfig &c, std::int64_t layer);
 // Query heads sharing each K/V head: [kvHeads] lists of query heads (one head per list without GQA).
 std::vector<std::vector<std::int64_t>> kvGroups(const ModelConfig &c);
 
+// The RoPE inverse frequencies [rotaryDim / 2] and the cos/sin factor layer `layer` uses for an input of `length`
+// tokens (transformers' rotary_emb.inv_freq and attention_scaling, float32). Empty without RoPE.
+std::vector<float> ropeInverseFrequencies(const ModelConfig &c, std::int64_t layer, std::int64_t length,
+                                          float *attentionFactor = nullptr);
+
 // Parses config.json text. `label` (usually the file path) starts every message; a message names the field.
 // Every count or size is checked against a stated limit (kConfigLimits) and the weights it implies against
 // the memory they would take before anything is allocated; non-finite and absurd numbers are refused.

@@ -80,7 +80,7 @@ Status readRopeDict(const Fields &f, const json &d, const std::string &where, Ro
     const bool needsFactor = r.type == RopeType::Linear || r.type == RopeType::Dynamic || r.type == RopeType::Llama3;
     if (needsFactor && !g.find({"factor"})) return bad(f, where + ": rope_type '" + type + "' needs 'factor'");
     if (const auto v = g.optionalNumber("factor", true, kMaxFactor)) r.factor = *v;
-    else r.factor = 0.0;   // yarn / longrope: derived from the positions below
+    else r.factor = r.type == RopeType::Yarn || r.type == RopeType::LongRope ? 0.0 : 1.0;   // 0: derived below
     if (const auto v = g.optionalInteger("original_max_position_embeddings", 1, L.positions)) r.originalMaxPositions = *v;
     r.lowFreqFactor = g.number({"low_freq_factor"}, 1.0, true, kMaxFactor);
     r.highFreqFactor = g.number({"high_freq_factor"}, 4.0, true, kMaxFactor);

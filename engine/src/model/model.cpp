@@ -27,7 +27,7 @@ Status checkMemoryBudget(std::uint64_t needed, const LoadOptions &options, const
         return std::string(buf);
     };
     return Status(ErrorCode::OutOfMemory,
-                  what + ": the weights need " + gib(needed) + " GiB as float32, " + gib(available) + " GiB available" +
+                  what + " needs " + gib(needed) + " GiB for its float32 weights, " + gib(available) + " GiB available" +
                       (options.maxMemoryBytes > 0 ? " (the given memory limit)" : " (MemAvailable)") +
                       "; give a larger memory limit (--max-memory) to try anyway");
 }

@@ -166,3 +166,18 @@ void applyRopeTable(float *x, std::int64_t length, std::int64_t heads, std::int6
 }
 
 } // namespace attn::detail
+
+namespace attn {
+
+std::vector<float> ropeInverseFrequencies(const ModelConfig &c, std::int64_t layer, std::int64_t length,
+                                          float *attentionFactor)
+{
+    if (c.positions != PositionKind::RoPE || c.rotaryDim <= 0) return {};
+    const bool local = layer >= 0 && static_cast<std::size_t>(layer) < c.layerAttention.size() &&
+                       c.layerAttention[static_cast<std::size_t>(layer)].localRope;
+    detail::RopeFrequencies f = detail::ropeFrequencies(local ? c.ropeLocal : c.rope, c.rotaryDim, c.maxPositions, length);
+    if (attentionFactor) *attentionFactor = f.attentionFactor;
+    return f.invFreq;
+}
+
+} // namespace attn
