@@ -22,3 +22,11 @@ target_compile_definitions(tst_cli_analyses PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET
                                                     ATTNSCOPE_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs")
 add_dependencies(tst_cli_analyses attnscope-cli)
 set_tests_properties(tst_cli_analyses PROPERTIES TIMEOUT 300)
+# Dataset statistics (stats.h) against hand-computed cases and NumPy/SciPy/scikit-learn known answers
+# (tests/fixtures/stats, tools/make_stats_fixtures.py).
+attn_add_qt_test(tst_stats LABELS analysis LIBS attn_engine Qt6::Core)
+# Dataset runs (dataset.h): readers, preparation against rationale-bert, shards, results files, merge, summary,
+# and the documents against docs/schema/dataset-*.schema.json.
+attn_add_qt_test(tst_dataset LABELS analysis LIBS attn_engine Qt6::Core SOURCES jsonschema.cpp)
+target_compile_definitions(tst_dataset PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
+set_tests_properties(tst_dataset PROPERTIES TIMEOUT 300)

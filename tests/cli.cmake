@@ -18,3 +18,11 @@ target_compile_definitions(tst_cli_figure PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_F
                                                   ATTNSCOPE_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs")
 add_dependencies(tst_cli_figure attnscope-cli)
 set_tests_properties(tst_cli_figure PROPERTIES TIMEOUT 600)
+
+# Dataset runs through attnscope-cli (--dataset, --shard, --resume, merge); docs/cli.md's dataset examples.
+attn_add_qt_test(tst_cli_dataset LABELS cli LIBS Qt6::Core SOURCES jsonschema.cpp)
+target_compile_definitions(tst_cli_dataset PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_FILE:attnscope-cli>"
+                                                   ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema"
+                                                   ATTNSCOPE_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs")
+add_dependencies(tst_cli_dataset attnscope-cli)
+set_tests_properties(tst_cli_dataset PROPERTIES TIMEOUT 300)

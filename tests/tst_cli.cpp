@@ -273,6 +273,54 @@ private slots:
         expectBadArguments(args, names);
     }
 
+    // The shared option table (app/cli/options.cpp): a numeric option outside its range is a bad argument whose
+    // message names the option, the value and the range, and --help shows the range.
+    void optionRanges_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QStringList base{"run", "--model", kRandom, "--text", "abc", "--out", "-"};
+        QTest::addRow("--pad above") << base + QStringList{"--pad", "70000"} << "--pad: 70000 is outside 0..65536";
+        QTest::addRow("--pad below") << base + QStringList{"--pad", "-1"} << "--pad: -1 is outside 0..65536";
+        QTest::addRow("--threads text") << base + QStringList{"--threads", "many"}
+                                        << "--threads: 'many' is not an integer in 0..4096";
+        QTest::addRow("--top-k zero") << base + QStringList{"--top-k", "0"} << "--top-k: 0 is outside 1..100000";
+        QTest::addRow("bench --n zero") << QStringList{"bench", "--n", "0"} << "--n: 0 is outside 1..16777216";
+        QTest::addRow("bench --max-seconds") << QStringList{"bench", "--max-seconds", "-2.5"}
+                                             << "--max-seconds: -2.5 is outside 0..1000000";
+        QTest::addRow("equivariance --threads") << QStringList{"equivariance", "--model", kRandom, "--text", "ab",
+                                                               "--threads", "5000", "--out", "-"}
+                                                << "--threads: 5000 is outside 0..4096";
+    }
+    void optionRanges()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const CliRun run = runCli(args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+    }
+    void helpShowsRanges_data()
+    {
+        QTest::addColumn<QString>("verb");
+        QTest::addColumn<QString>("range");
+        QTest::addRow("run --pad") << "run" << "(0..65536; default 0)";
+        QTest::addRow("run --threads") << "run" << "(0..4096; default 0)";
+        QTest::addRow("bench --n") << "bench" << "(1..16777216; default 1024)";
+        QTest::addRow("faithfulness --seed") << "faithfulness" << "(>= 0; default 42)";
+        QTest::addRow("figure --dpi") << "figure" << "(48..1200; default 192)";
+    }
+    void helpShowsRanges()
+    {
+        QFETCH(QString, verb);
+        QFETCH(QString, range);
+        const CliRun run = runCli({verb, "--help"});
+        QCOMPARE(run.exitCode, 0);
+        // Qt wraps long descriptions; the range may be split across lines.
+        QVERIFY2(QString::fromUtf8(run.out).simplified().contains(range), run.out.constData());
+    }
+
     void runExport_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -31,261 +31,169 @@ using namespace attncli;
 
 int benchVerb(const QStringList &args)
 {
-    const QString verb = QStringLiteral("bench");
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
+    VerbOptions opts(QStringLiteral("bench"), QStringLiteral(
         "Validate each attention backend against the fp64 reference, then time it beside the best GEMM of this\n"
         "build (same process, same threads). One line per backend; --json for JSON lines."));
     attn::bench::BenchConfig config;
-    auto number = [](const char *name, const QString &what, auto fallback) {
-        return QCommandLineOption(QString::fromLatin1(name),
-                                  what + QStringLiteral(" (default %1)").arg(fallback), QStringLiteral("N"));
-    };
-    parser.addOptions({
-        number("n", QStringLiteral("sequence length, Lq = Lk"), config.n),
-        number("d", QStringLiteral("head dimension"), config.d),
-        number("heads", QStringLiteral("heads"), config.heads),
-        number("batch", QStringLiteral("batch size"), config.batch),
-        {QStringLiteral("causal"), QStringLiteral("causal mask (default bidirectional)")},
-        {QStringLiteral("backend"),
-         QStringLiteral("reference|tiled|unfused|cuda|auto|all (default all: tiled, unfused, and cuda if present)"),
-         QStringLiteral("B"), QStringLiteral("all")},
-        number("threads", QStringLiteral("threads, 0 = all hardware threads"), config.threads),
-        number("reps", QStringLiteral("timed repetitions, fewer when a call is slow (see --max-seconds)"),
-               config.reps),
-        number("warmups", QStringLiteral("untimed calls after validation, at least 1 (it reads the peak RSS)"),
-               config.warmups),
-        {QStringLiteral("weights"), QStringLiteral("also return weights: none|one|all heads (default none)"),
-         QStringLiteral("W"), QStringLiteral("none")},
-        {QStringLiteral("json"), QStringLiteral("print one JSON object per line")},
-        {QStringLiteral("dtype"),
-         QStringLiteral("compute type f32|f16|bf16; f16/bf16 run on the CUDA backend only (default f32; "
-                        "with f16/bf16 the default backend is cuda)"),
-         QStringLiteral("T"), QStringLiteral("f32")},
-        {QStringLiteral("memory"),
-         QStringLiteral("peak-RSS mode: nothing O(n^2), sampled validation, GEMM ceiling after the peak is read")},
-        number("gemm-size", QStringLiteral("N of the N^3 sgemm ceiling"), qlonglong(config.gemmSize)),
-        number("max-seconds", QStringLiteral("timing budget per backend"), config.maxSeconds),
-        number("unfused-limit-gib", QStringLiteral("skip unfused above this much score memory"),
-               config.unfusedLimitGib),
-        number("validate-rows", QStringLiteral("sampled fp64 rows at large n"), config.validateRows),
-        number("seed", QStringLiteral("input seed"), qulonglong(config.seed)),
-        number("amp", QStringLiteral("Q, K ~ N(0, amp^2)"), config.amplitude),
-        {QStringLiteral("model"),
-         QStringLiteral("time a whole forward pass of this model (folder, sample:NAME or random:...) on --n seeded "
-                        "random token ids instead of one attention call; --weights none|all"),
-         QStringLiteral("M")},
-        {QStringLiteral("no-validate"), QStringLiteral("with --model: skip the check against the fp64 reference")},
+    const auto n = [](auto v) { return QString::number(v); };
+    using T = OptionType;
+    opts.add({
+        {"n", T::Integer, "N", "sequence length, Lq = Lk", n(config.n), 1, 1 << 24},
+        {"d", T::Integer, "D", "head dimension", n(config.d), 1, 65536},
+        {"heads", T::Integer, "H", "heads", n(config.heads), 1, 4096},
+        {"batch", T::Integer, "B", "batch size", n(config.batch), 1, 4096},
+        {"causal", T::Flag, {}, "causal mask (default bidirectional)", {}},
+        {"backend", T::Text, "B", "reference|tiled|unfused|cuda|auto|all (all: tiled, unfused, and cuda if present)",
+         "all"},
     });
-    addChatterOptions(parser);
-    if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
+    opts.use({"threads"});
+    opts.add({
+        {"reps", T::Integer, "N", "timed repetitions, fewer when a call is slow (see --max-seconds)", n(config.reps), 1,
+         1000000},
+        {"warmups", T::Integer, "N", "untimed calls after validation, at least 1 (it reads the peak RSS)",
+         n(config.warmups), 0, 1000000},
+        {"weights", T::Text, "W", "also return weights: none|one|all heads", "none"},
+        {"json", T::Flag, {}, "print one JSON object per line", {}},
+        {"dtype", T::Text, "T",
+         "compute type f32|f16|bf16; f16/bf16 run on the CUDA backend only (with f16/bf16 the default backend is cuda)",
+         "f32"},
+        {"memory", T::Flag, {}, "peak-RSS mode: nothing O(n^2), sampled validation, GEMM ceiling after the peak is read",
+         {}},
+        {"gemm-size", T::Integer, "N", "N of the N^3 sgemm ceiling", n(config.gemmSize), 16, 65536},
+        {"max-seconds", T::Number, "S", "timing budget per backend", n(config.maxSeconds), 0, 1e6},
+        {"unfused-limit-gib", T::Number, "G", "skip unfused above this much score memory", n(config.unfusedLimitGib),
+         0, 1e6},
+        {"validate-rows", T::Integer, "N", "sampled fp64 rows at large n", n(config.validateRows), 2, 1 << 24},
+        {"seed", T::Integer, "S", "input seed", n(config.seed), 0, kNoLimit},
+        {"amp", T::Number, "A", "Q, K ~ N(0, amp^2)", n(config.amplitude), 0, 1e6},
+        {"model", T::Text, "M",
+         "time a whole forward pass of this model (folder, sample:NAME or random:...) on --n seeded random token ids "
+         "instead of one attention call; --weights none|all", {}},
+        {"no-validate", T::Flag, {}, "with --model: skip the check against the fp64 reference", {}},
+    });
+    opts.use({"quiet", "progress"});
+    if (auto stop = opts.parse(args)) return *stop;
 
-    QString error;
+    const QString verb = opts.verb();
     Chatter chatter;
-    if (!readChatter(parser, chatter, error)) {
-        printError(verb, error);
-        return kExitBadArguments;
-    }
-    const bool numbersOk = readInteger(parser, QStringLiteral("n"), config.n, error, std::int64_t(1)) &&
-                           readInteger(parser, QStringLiteral("d"), config.d, error, std::int64_t(1)) &&
-                           readInteger(parser, QStringLiteral("heads"), config.heads, error, std::int64_t(1)) &&
-                           readInteger(parser, QStringLiteral("batch"), config.batch, error, std::int64_t(1)) &&
-                           readInteger(parser, QStringLiteral("threads"), config.threads, error, 0) &&
-                           readInteger(parser, QStringLiteral("reps"), config.reps, error, 1) &&
-                           readInteger(parser, QStringLiteral("warmups"), config.warmups, error, 0) &&
-                           readInteger(parser, QStringLiteral("gemm-size"), config.gemmSize, error, 16L) &&
-                           readInteger(parser, QStringLiteral("validate-rows"), config.validateRows, error, 2) &&
-                           readInteger(parser, QStringLiteral("seed"), config.seed, error, std::uint64_t(0)) &&
-                           readDouble(parser, QStringLiteral("max-seconds"), config.maxSeconds, error, 0.0) &&
-                           readDouble(parser, QStringLiteral("unfused-limit-gib"), config.unfusedLimitGib, error,
-                                      0.0) &&
-                           readDouble(parser, QStringLiteral("amp"), config.amplitude, error, 0.0);
-    if (!numbersOk) {
-        printError(verb, error);
-        return kExitBadArguments;
-    }
-    const QString backend = parser.value(QStringLiteral("backend"));
+    const bool ok = opts.readChatter(chatter) && opts.read("n", config.n) && opts.read("d", config.d) &&
+                    opts.read("heads", config.heads) && opts.read("batch", config.batch) &&
+                    opts.read("threads", config.threads) && opts.read("reps", config.reps) &&
+                    opts.read("warmups", config.warmups) && opts.read("validate-rows", config.validateRows) &&
+                    opts.read("seed", config.seed) && opts.read("max-seconds", config.maxSeconds) &&
+                    opts.read("unfused-limit-gib", config.unfusedLimitGib) && opts.read("amp", config.amplitude);
+    std::int64_t gemmSize = config.gemmSize;
+    if (!ok || !opts.read("gemm-size", gemmSize)) return opts.fail();
+    config.gemmSize = long(gemmSize);
+    const QString backend = opts.value("backend");
     const auto backends = attn::bench::parseBenchBackends(backend.toStdString());
-    if (!backends) {
-        printError(verb, QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto|all)")
-                             .arg(backend));
-        return kExitBadArguments;
-    }
+    if (!backends)
+        return opts.fail(QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto|all)").arg(backend));
     config.backends = *backends;
-    const QString dtype = parser.value(QStringLiteral("dtype"));
+    const QString dtype = opts.value("dtype");
     const auto computeDtype = attn::parseComputeDtype(dtype.toStdString());
-    if (!computeDtype) {
-        printError(verb, QStringLiteral("--dtype: unknown compute type '%1' (f32|f16|bf16)").arg(dtype));
-        return kExitBadArguments;
-    }
+    if (!computeDtype) return opts.fail(QStringLiteral("--dtype: unknown compute type '%1' (f32|f16|bf16)").arg(dtype));
     config.dtype = *computeDtype;
-    if (config.dtype != attn::ComputeDtype::F32 && !parser.isSet(QStringLiteral("backend")))
-        config.backends = {attn::Backend::Cuda};
-    const QString weights = parser.value(QStringLiteral("weights"));
+    if (config.dtype != attn::ComputeDtype::F32 && !opts.isSet("backend")) config.backends = {attn::Backend::Cuda};
+    const QString weights = opts.value("weights");
     const auto weightsChoice = attn::bench::parseWeightsChoice(weights.toStdString());
-    if (!weightsChoice) {
-        printError(verb, QStringLiteral("--weights: unknown value '%1' (none|one|all)").arg(weights));
-        return kExitBadArguments;
-    }
+    if (!weightsChoice) return opts.fail(QStringLiteral("--weights: unknown value '%1' (none|one|all)").arg(weights));
     config.weights = *weightsChoice;
-    config.causal = parser.isSet(QStringLiteral("causal"));
-    config.json = parser.isSet(QStringLiteral("json"));
-    config.memoryMode = parser.isSet(QStringLiteral("memory"));
-    if (parser.isSet(QStringLiteral("model"))) {
+    config.causal = opts.isSet("causal");
+    config.json = opts.isSet("json");
+    config.memoryMode = opts.isSet("memory");
+    if (opts.isSet("model")) {
         attn::bench::ModelBenchConfig mc;
-        mc.model = parser.value(QStringLiteral("model")).toStdString();
-        mc.n = parser.isSet(QStringLiteral("n")) ? config.n : 256;
-        if (config.weights == attn::bench::WeightsChoice::One) {
-            printError(verb, QStringLiteral("--weights: with --model use none or all"));
-            return kExitBadArguments;
-        }
+        mc.model = opts.value("model").toStdString();
+        mc.n = opts.isSet("n") ? config.n : 256;
+        if (config.weights == attn::bench::WeightsChoice::One)
+            return opts.fail(QStringLiteral("--weights: with --model use none or all"));
         mc.allWeights = config.weights == attn::bench::WeightsChoice::All;
         if (config.backends.size() != 1) config.backends = {attn::Backend::Auto};
         mc.backend = config.backends.front();
         mc.threads = config.threads;
         mc.reps = config.reps;
         mc.warmups = std::max(1, config.warmups);
-        mc.validate = !parser.isSet(QStringLiteral("no-validate"));
+        mc.validate = !opts.isSet("no-validate");
         mc.json = config.json;
         mc.seed = config.seed;
         progress(chatter, verb, QStringLiteral("timing a forward pass of %1 at n = %2").arg(QString::fromStdString(mc.model)).arg(mc.n));
         return attn::bench::runModelBench(mc, std::cout, std::cerr);
     }
-    if (const std::string problem = attn::bench::checkBenchConfig(config); !problem.empty()) {
-        printError(verb, QString::fromStdString(problem));
-        return kExitBadArguments;
-    }
+    if (const std::string problem = attn::bench::checkBenchConfig(config); !problem.empty())
+        return opts.fail(QString::fromStdString(problem));
     progress(chatter, verb, QStringLiteral("validating, then timing %1 backend(s) at n = %2").arg(config.backends.size()).arg(config.n));
     return attn::bench::runBench(config, std::cout, std::cerr);
 }
 
 int infoVerb(const QStringList &args)
 {
-    const QString verb = QStringLiteral("info");
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
+    VerbOptions opts(QStringLiteral("info"), QStringLiteral(
         "Print a model's summary as JSON: architecture, sizes, head kind, positions, tokenizer, special tokens,\n"
         "parameter count. A folder without tokenizer files still opens (\"tokenizer\": null, with the reason)."));
-    parser.addOption({QStringLiteral("model"), kModelHelp, QStringLiteral("M")});
-    if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
-    if (!parser.isSet(QStringLiteral("model"))) {
-        printError(verb, QStringLiteral("--model is required"));
-        return kExitBadArguments;
-    }
-    const auto opened = openModelOrReport(verb, parser.value(QStringLiteral("model")), false);
+    opts.use({"model"});
+    if (auto stop = opts.parse(args)) return *stop;
+    if (!opts.require({"model"})) return opts.fail();
+    const auto opened = openModelOrReport(opts.verb(), opts.value("model"), false);
     if (!opened) return kExitError;
     std::fputs(attn::modelInfoJson(*opened).c_str(), stdout);
     return kExitOk;
 }
 
-// "5,17,3" → ids; false on anything else.
-bool parseIds(const QString &text, std::vector<std::int64_t> &ids)
-{
-    for (const QString &item : text.split(QLatin1Char(','))) {
-        bool ok = false;
-        const qlonglong id = item.trimmed().toLongLong(&ok);
-        if (!ok || id < 0) return false;
-        ids.push_back(id);
-    }
-    return !ids.empty();
-}
-
 int runVerb(const QStringList &args)
 {
-    const QString verb = QStringLiteral("run");
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
+    VerbOptions opts(QStringLiteral("run"), QStringLiteral(
         "Tokenize a text, run the model once, and write the attention weights, the model's outputs and the settings\n"
         "as JSON (docs/json-format.md). Exactly one of --text and --ids."));
-    parser.addOptions({
-        {QStringLiteral("model"), kModelHelp, QStringLiteral("M")},
-        {QStringLiteral("text"), QStringLiteral("the input text (UTF-8)"), QStringLiteral("T")},
-        {QStringLiteral("ids"), QStringLiteral("token ids instead of text, comma-separated (folders without a tokenizer)"),
-         QStringLiteral("I,I,...")},
-        {QStringLiteral("mask"),
-         QStringLiteral("model|bidirectional|causal|window:W|causal-window:W (default model: the model's own)"),
-         QStringLiteral("MASK"), QStringLiteral("model")},
-        {QStringLiteral("pad"), QStringLiteral("append K padding tokens, masked as keys (default 0)"), QStringLiteral("K"),
-         QStringLiteral("0")},
-        {QStringLiteral("backend"), QStringLiteral("reference|tiled|unfused|cuda|auto (default auto)"), QStringLiteral("B"),
-         QStringLiteral("auto")},
-        {QStringLiteral("heads"), QStringLiteral("heads whose weights are exported: all, or L.H,L.H,... (default all)"),
-         QStringLiteral("HEADS"), QStringLiteral("all")},
-        {QStringLiteral("threads"), QStringLiteral("threads, 0 = all hardware threads (default 0)"), QStringLiteral("N"),
-         QStringLiteral("0")},
-        {QStringLiteral("top-k"), QStringLiteral("predictions listed per position (default 5)"), QStringLiteral("K"),
-         QStringLiteral("5")},
-        {QStringLiteral("out"), QStringLiteral("the JSON file to write, or - for stdout"), QStringLiteral("F.json")},
-        {QStringLiteral("tensors"),
-         QStringLiteral("json: attention as nested arrays in the JSON (default); npy: in F.attention.npy beside it "
-                        "(float32 [layers, heads, n, n], NaN for heads not exported), the JSON refers to it"),
-         QStringLiteral("FORMAT"), QStringLiteral("json")},
-        {QStringLiteral("npy"), QStringLiteral("the same as --tensors npy")},
+    opts.use({"model", "text", "ids", "mask", "pad", "backend", "heads", "threads"});
+    using T = OptionType;
+    opts.add({{"top-k", T::Integer, "K", "predictions listed per position", "5", 1, 100000}});
+    opts.use({"out"});
+    opts.add({
+        {"tensors", T::Text, "FORMAT",
+         "json: attention as nested arrays in the JSON; npy: in F.attention.npy beside it (float32 [layers, heads, "
+         "n, n], NaN for heads not exported), the JSON refers to it", "json"},
+        {"npy", T::Flag, {}, "the same as --tensors npy", {}},
     });
-    addChatterOptions(parser);
-    if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
+    opts.use({"quiet", "progress"});
+    if (auto stop = opts.parse(args)) return *stop;
 
-    const auto bad = [&](const QString &message) {
-        printError(verb, message);
-        return kExitBadArguments;
-    };
+    const QString verb = opts.verb();
     Chatter chatter;
-    if (QString error; !readChatter(parser, chatter, error)) return bad(error);
-    if (QString error; !requireOptions(parser, {"model", "out"}, error)) return bad(error);
-    const bool haveText = parser.isSet(QStringLiteral("text")), haveIds = parser.isSet(QStringLiteral("ids"));
-    if (haveText == haveIds) return bad(QStringLiteral("give exactly one of --text and --ids"));
+    if (!opts.readChatter(chatter) || !opts.require({"model", "out"})) return opts.fail();
+    const bool haveText = opts.isSet("text"), haveIds = opts.isSet("ids");
+    if (haveText == haveIds) return opts.fail(QStringLiteral("give exactly one of --text and --ids"));
 
     attn::RunRequest request;
-    if (haveText) request.text = parser.value(QStringLiteral("text")).toStdString();
-    if (haveIds && !parseIds(parser.value(QStringLiteral("ids")), request.ids))
-        return bad(QStringLiteral("--ids: '%1' is not a comma-separated list of token ids >= 0")
-                       .arg(parser.value(QStringLiteral("ids"))));
-    QString error;
-    if (!readInteger(parser, QStringLiteral("pad"), request.padding, error, std::int64_t(0)) ||
-        !readInteger(parser, QStringLiteral("threads"), request.threads, error, 0) ||
-        !readInteger(parser, QStringLiteral("top-k"), request.topK, error, 1))
-        return bad(error);
-    const QString mask = parser.value(QStringLiteral("mask"));
-    const auto maskChoice = attn::parseMaskChoice(mask.toStdString());
-    if (!maskChoice) return bad(QStringLiteral("--mask: %1").arg(QString::fromStdString(maskChoice.status().message())));
-    request.mask = *maskChoice;
-    const QString backend = parser.value(QStringLiteral("backend"));
-    const auto parsedBackend = attn::parseBackend(backend.toStdString());
-    if (!parsedBackend)
-        return bad(QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto)").arg(backend));
-    request.backend = *parsedBackend;
-    const auto heads = attn::parseHeadList(parser.value(QStringLiteral("heads")).toStdString());
-    if (!heads) return bad(QStringLiteral("--heads: %1").arg(QString::fromStdString(heads.status().message())));
-    request.heads = *heads;
-    const QString out = parser.value(QStringLiteral("out"));
-    const QString tensors = parser.value(QStringLiteral("tensors"));
+    if (haveText) request.text = opts.value("text").toStdString();
+    if (!opts.readIds(request.ids) || !opts.read("pad", request.padding) || !opts.read("threads", request.threads) ||
+        !opts.read("top-k", request.topK) || !opts.readMask(request.mask) || !opts.readBackend(request.backend) ||
+        !opts.readHeads(request.heads))
+        return opts.fail();
+    const QString out = opts.value("out");
+    const QString tensors = opts.value("tensors");
     if (tensors != QLatin1String("json") && tensors != QLatin1String("npy"))
-        return bad(QStringLiteral("--tensors: '%1' is not json or npy").arg(tensors));
-    const bool npy = tensors == QLatin1String("npy") || parser.isSet(QStringLiteral("npy"));
-    if (npy && parser.isSet(QStringLiteral("npy")) && parser.isSet(QStringLiteral("tensors")) && tensors != QLatin1String("npy"))
-        return bad(QStringLiteral("--npy and --tensors %1 contradict each other").arg(tensors));
+        return opts.fail(QStringLiteral("--tensors: '%1' is not json or npy").arg(tensors));
+    const bool npy = tensors == QLatin1String("npy") || opts.isSet("npy");
+    if (npy && opts.isSet("npy") && opts.isSet("tensors") && tensors != QLatin1String("npy"))
+        return opts.fail(QStringLiteral("--npy and --tensors %1 contradict each other").arg(tensors));
     if (npy && out == QLatin1String("-"))
-        return bad(QStringLiteral("--tensors npy: the .npy file goes beside --out, which must be a file, not -"));
+        return opts.fail(QStringLiteral("--tensors npy: the .npy file goes beside --out, which must be a file, not -"));
 
-    progress(chatter, verb, QStringLiteral("opening %1").arg(parser.value(QStringLiteral("model"))));
-    const auto opened = openModelOrReport(verb, parser.value(QStringLiteral("model")), haveText);
+    progress(chatter, verb, QStringLiteral("opening %1").arg(opts.value("model")));
+    const auto opened = openModelOrReport(verb, opts.value("model"), haveText);
     if (!opened) return kExitError;
     // Head numbers are arguments too, but only the model knows its size.
     if (request.heads)
         if (attn::Status s = attn::checkHeadList(*request.heads, opened->model.config()); !s)
-            return bad(QStringLiteral("--heads: %1").arg(QString::fromStdString(s.message())));
+            return opts.fail(QStringLiteral("--heads: %1").arg(QString::fromStdString(s.message())));
     progress(chatter, verb, QStringLiteral("running the forward pass"));
     const auto data = attn::runModel(*opened, request);
     if (!data) {
         printError(verb, QString::fromStdString(data.status().message()));
         return kExitError;
     }
-    if (!npy) {
-        const std::string json = attn::runExportJson(*opened, request, *data);
-        if (!writeOutput(verb, out, json)) return kExitError;
-        if (out != QLatin1String("-")) progress(chatter, verb, QStringLiteral("wrote %1").arg(out));
-        return kExitOk;
-    }
+    if (!npy) return writeOutput(verb, out, attn::runExportJson(*opened, request, *data), chatter) ? kExitOk : kExitError;
     // The .npy first, then the JSON that refers to it; each replaces its file atomically, and a JSON that cannot
     // be written takes the new .npy away again, so no export is left half-made.
     const std::string npyName = attn::npySideFileName(out.toStdString());
@@ -317,6 +225,7 @@ constexpr Verb kVerbs[] = {
     {"faithfulness", "attention vs perturbation importance: ERASER, curves, flips, head tests, as JSON", faithfulnessVerb},
     {"figure", "a workspace's figure as PNG, SVG or PDF, drawn headless as the GUI draws it", figureVerb},
     {"info", "a model's summary as JSON on stdout", infoVerb},
+    {"merge", "combine the results files of a sharded --dataset run into one summary", mergeVerb},
     {"run", "one forward pass: attention weights, outputs and settings as JSON", runVerb},
 };
 
@@ -325,6 +234,8 @@ void printUsage(std::FILE *to)
     std::fprintf(to, "Usage: attnscope-cli VERB [options]    (attnscope-cli VERB --help for a verb's options)\n\n"
                      "Verbs:\n");
     for (const Verb &verb : kVerbs) std::fprintf(to, "  %-14s %s\n", verb.name, verb.summary);
+    std::fprintf(to, "\nfaithfulness, run and equivariance also take --dataset F instead of --text: one analysis per example,\n"
+                     "resumable and shardable (attnscope-cli VERB --dataset F --help; docs/datasets.md).\n");
     std::fprintf(to, "\nOptions:\n  -h, --help     this text\n  -v, --version  version and backends\n\n"
                      "Exit status: 0 success, 2 bad arguments, 1 other errors.\n");
 }
@@ -363,6 +274,13 @@ int main(int argc, char **argv)
         if (first != QLatin1String(verb.name)) continue;
         QStringList verbArgs = args.mid(2);
         verbArgs.prepend(QStringLiteral("attnscope-cli %1").arg(first));
+        // With --dataset, faithfulness, run and equivariance run over a whole dataset (verb_dataset.cpp).
+        const bool dataset = std::any_of(verbArgs.begin(), verbArgs.end(), [](const QString &a) {
+            return a == QLatin1String("--dataset") || a.startsWith(QLatin1String("--dataset="));
+        });
+        if (dataset && first == QLatin1String("faithfulness")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Faithfulness);
+        if (dataset && first == QLatin1String("run")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Run);
+        if (dataset && first == QLatin1String("equivariance")) return datasetVerb(verbArgs, attn::DatasetAnalysis::Equivariance);
         return verb.run(verbArgs);
     }
     std::fprintf(stderr, "attnscope-cli: unknown verb '%s' (try --help)\n", qPrintable(first));

@@ -72,78 +72,61 @@ std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv)
 
 int figureVerb(const QStringList &args)
 {
-    const QString verb = QStringLiteral("figure");
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
+    VerbOptions opts(QStringLiteral("figure"), QStringLiteral(
         "Draw one view of a workspace, as the GUI draws it, and write it as PNG, SVG or PDF (by the suffix of --out).\n"
         "Views: grid, head:L.H, lines:L, statistics, rollout, outputs (Explore), and each workspace's own\n"
         "(pipeline:L.H, masks:L.H, equivariance:L.H, faithfulness, compare:...). Layers and heads count from 0."));
-    parser.addOptions({
-        {QStringLiteral("model"), kModelHelp, QStringLiteral("M")},
-        {QStringLiteral("text"), QStringLiteral("the input text (UTF-8)"), QStringLiteral("T")},
-        {QStringLiteral("view"), QStringLiteral("what to draw, e.g. grid, head:0.2, lines:1"), QStringLiteral("V")},
-        {QStringLiteral("out"), QStringLiteral("the file to write: .png, .svg or .pdf"), QStringLiteral("F")},
-        {QStringLiteral("dpi"), QStringLiteral("PNG resolution (default 192; 96 = one pixel per point of --size)"),
-         QStringLiteral("N"), QStringLiteral("192")},
-        {QStringLiteral("size"),
-         QStringLiteral("figure size in logical pixels of 1/96 inch, caption included (default: as the workspace "
-                        "lays it out in a %1x%2 window)").arg(kWindow.width()).arg(kWindow.height()),
-         QStringLiteral("WxH")},
-        {QStringLiteral("backend"), QStringLiteral("reference|tiled|unfused|cuda|auto (default auto)"), QStringLiteral("B"),
-         QStringLiteral("auto")},
-        {QStringLiteral("mask"),
-         QStringLiteral("model|bidirectional|causal|window:W|causal-window:W (default model: the model's own); "
-                        "Explore views only"),
-         QStringLiteral("MASK"), QStringLiteral("model")},
-        {QStringLiteral("pad"), QStringLiteral("append K padding tokens, masked as keys (default 0); Explore views only"),
-         QStringLiteral("K"), QStringLiteral("0")},
-        {QStringLiteral("heads"), QStringLiteral("not for figure: a figure draws the heads --view names"),
-         QStringLiteral("HEADS")},
+    using T = OptionType;
+    opts.use({"model", "text"});
+    opts.add({{"view", T::Text, "V", "what to draw, e.g. grid, head:0.2, lines:1", {}}});
+    opts.use({{"out", QStringLiteral("the file to write: .png, .svg or .pdf")}});
+    opts.add({
+        {"dpi", T::Integer, "N", "PNG resolution (96 = one pixel per point of --size)", "192", attnui::kMinFigureDpi,
+         attnui::kMaxFigureDpi},
+        {"size", T::Text, "WxH",
+         QStringLiteral("figure size in logical pixels of 1/96 inch, caption included, W in 200..20000 and H in "
+                        "150..20000 (default: as the workspace lays it out in a %1x%2 window)")
+             .arg(kWindow.width()).arg(kWindow.height()), {}},
     });
-    addChatterOptions(parser);
-    if (auto stop = parseVerbArguments(parser, verb, args)) return *stop;
-    const auto bad = [&](const QString &message) {
-        printError(verb, message);
-        return kExitBadArguments;
-    };
-    if (parser.isSet(QStringLiteral("heads")))
-        return bad(QStringLiteral("--heads: a figure draws the heads its --view names (head:L.H, lines:L, ...); "
-                                  "figure takes no --heads"));
+    opts.use({"backend",
+              {"mask", QStringLiteral("model|bidirectional|causal|window:W|causal-window:W; model is the model's own; "
+                                      "Explore views only")},
+              {"pad", QStringLiteral("append K padding tokens, masked as keys; Explore views only")},
+              {"heads", QStringLiteral("not for figure: a figure draws the heads --view names")},
+              "quiet", "progress"});
+    if (auto stop = opts.parse(args)) return *stop;
+    const QString verb = opts.verb();
+    if (opts.isSet("heads"))
+        return opts.fail(QStringLiteral("--heads: a figure draws the heads its --view names (head:L.H, lines:L, ...); "
+                                        "figure takes no --heads"));
     Chatter chatter;
-    if (QString error; !readChatter(parser, chatter, error)) return bad(error);
+    if (!opts.readChatter(chatter)) return opts.fail();
     g_quiet = chatter.quiet;
-    if (QString error; !requireOptions(parser, {"model", "text", "view", "out"}, error)) return bad(error);
-
     attnui::FigureOptions options;
-    QString error;
-    if (!readInteger(parser, QStringLiteral("dpi"), options.dpi, error, attnui::kMinFigureDpi)) return bad(error);
-    if (options.dpi > attnui::kMaxFigureDpi)
-        return bad(QStringLiteral("--dpi: %1 is above %2").arg(options.dpi).arg(attnui::kMaxFigureDpi));
-    if (parser.isSet(QStringLiteral("size"))) {
-        const QString text = parser.value(QStringLiteral("size"));
+    attn::Backend backend = attn::Backend::Auto;
+    attn::MaskChoice maskChoice;
+    int padding = 0;
+    if (!opts.require({"model", "text", "view", "out"}) || !opts.read("dpi", options.dpi) ||
+        !opts.readBackend(backend) || !opts.readMask(maskChoice) || !opts.read("pad", padding))
+        return opts.fail();
+    if (opts.isSet("size")) {
+        const QString text = opts.value("size");
         const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$")).match(text);
         const int w = m.hasMatch() ? m.captured(1).toInt() : 0, h = m.hasMatch() ? m.captured(2).toInt() : 0;
         if (w < 200 || h < 150 || w > 20000 || h > 20000)
-            return bad(QStringLiteral("--size: '%1' is not WxH with W in 200..20000 and H in 150..20000").arg(text));
+            return opts.fail(QStringLiteral("--size: '%1' is not WxH with W in 200..20000 and H in 150..20000").arg(text));
         options.size = QSize(w, h);
     }
-    const QString out = parser.value(QStringLiteral("out"));
+    const QString out = opts.value("out");
     if (!attnui::figureFormatForPath(out))
-        return bad(QStringLiteral("--out: '%1' does not end in .png, .svg or .pdf").arg(out));
-    const QString backendName = parser.value(QStringLiteral("backend"));
-    const auto backend = attn::parseBackend(backendName.toStdString());
-    if (!backend) return bad(QStringLiteral("--backend: unknown backend '%1' (reference|tiled|unfused|cuda|auto)").arg(backendName));
-    const auto maskChoice = attn::parseMaskChoice(parser.value(QStringLiteral("mask")).toStdString());
-    if (!maskChoice) return bad(QStringLiteral("--mask: %1").arg(QString::fromStdString(maskChoice.status().message())));
-    int padding = 0;
-    if (!readInteger(parser, QStringLiteral("pad"), padding, error, 0)) return bad(error);
-    const QString view = parser.value(QStringLiteral("view"));
+        return opts.fail(QStringLiteral("--out: '%1' does not end in .png, .svg or .pdf").arg(out));
+    const QString view = opts.value("view");
     const QString prefix = view.section(QLatin1Char(':'), 0, 0);
     if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
-        return bad(QStringLiteral("figure needs a QApplication (run it as 'attnscope-cli figure ...')"));
+        return opts.fail(QStringLiteral("figure needs a QApplication (run it as 'attnscope-cli figure ...')"));
 
     // The model and text every workspace starts from.
-    const QString spec = parser.value(QStringLiteral("model"));
+    const QString spec = opts.value("model");
     progress(chatter, verb, QStringLiteral("opening %1").arg(spec));
     auto opened = attn::TextModel::open(spec.toStdString());
     if (!opened) {
@@ -151,16 +134,13 @@ int figureVerb(const QStringList &args)
         return kExitError;
     }
     auto model = std::make_shared<const attn::TextModel>(std::move(*opened));
-    const QString text = parser.value(QStringLiteral("text"));
-    if (auto tokens = model->tokenize(text.toStdString()); !tokens) {
-        printError(verb, QStringLiteral("--text: %1").arg(QString::fromStdString(tokens.status().message())));
-        return kExitError;
-    }
+    const QString text = opts.value("text");
+    if (!tokenizeOrReport(verb, *model, text)) return kExitError;
     attnui::Subject subject;
     subject.setModel(model, spec);
     subject.setText(text);
-    subject.setBackend(*backend);
-    subject.setRunOptions(maskChoice->override(), padding);
+    subject.setBackend(backend);
+    subject.setRunOptions(maskChoice.override(), padding);
 
     // The workspace that draws this view; the others are dropped (their runs cancelled) at once.
     std::unique_ptr<attnui::Workspace> workspace;
@@ -171,11 +151,11 @@ int figureVerb(const QStringList &args)
         else delete w;
     }
     if (!workspace)
-        return bad(QStringLiteral("--view: unknown view '%1' (views: %2)").arg(view, known.join(QStringLiteral(", "))));
+        return opts.fail(QStringLiteral("--view: unknown view '%1' (views: %2)").arg(view, known.join(QStringLiteral(", "))));
     if (!workspace->honoursRunOptions())
         for (const char *option : {"mask", "pad"})
-            if (parser.isSet(QString::fromLatin1(option)))
-                return bad(QStringLiteral("--%1: the view '%2' (%3 workspace) cannot honour it; --mask and --pad apply "
+            if (opts.isSet(QString::fromLatin1(option)))
+                return opts.fail(QStringLiteral("--%1: the view '%2' (%3 workspace) cannot honour it; --mask and --pad apply "
                                           "to the Explore views (grid, head:L.H, lines:L, statistics, rollout, outputs)")
                                .arg(QLatin1String(option), view, workspace->title()));
     progress(chatter, verb, QStringLiteral("running the %1 workspace").arg(workspace->title()));
@@ -187,7 +167,7 @@ int figureVerb(const QStringList &args)
         printError(verb, QStringLiteral("timed out waiting for the %1 workspace").arg(workspace->title()));
         return kExitError;
     }
-    if (!workspace->showView(view, &error)) return bad(QStringLiteral("--view: %1").arg(error));
+    if (QString error; !workspace->showView(view, &error)) return opts.fail(QStringLiteral("--view: %1").arg(error));
     if (!waitUntilIdle(workspace->runner())) {
         printError(verb, QStringLiteral("timed out waiting for the %1 workspace").arg(workspace->title()));
         return kExitError;
@@ -199,7 +179,7 @@ int figureVerb(const QStringList &args)
     }
     options.caption = workspace->figureCaption();
     if (options.size.isEmpty()) options.size = attnui::defaultFigureSize(figure, options.caption);
-    if (!attnui::exportFigure(figure, out, options, &error)) {
+    if (QString error; !attnui::exportFigure(figure, out, options, &error)) {
         printError(verb, error);
         return kExitError;
     }

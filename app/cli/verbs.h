@@ -3,6 +3,11 @@
 // Verbs implemented in their own files (verb_*.cpp); main.cpp's table lists them. Each takes the arguments with
 // args[0] = "attnscope-cli VERB" and returns the exit code.
 
+#include "options.h"
+
+#include <attnscope/dataset.h>
+#include <attnscope/faithfulness.h>
+
 #include <QCoreApplication>
 #include <QStringList>
 
@@ -12,7 +17,14 @@ namespace attncli {
 
 int equivarianceVerb(const QStringList &args);   // verb_equivariance.cpp
 int faithfulnessVerb(const QStringList &args);   // verb_faithfulness.cpp
+// The suite's options (methods, head, removal, baseline, tests, metrics, randomization, permutations,
+// random-seeds), shared by `faithfulness --text` and `faithfulness --dataset` (verb_faithfulness.cpp).
+void addFaithfulnessOptions(VerbOptions &opts);
+bool readFaithfulnessOptions(VerbOptions &opts, attn::FaithfulnessSettings &s);
 int figureVerb(const QStringList &args);         // verb_figure.cpp
+// verb_dataset.cpp: faithfulness|run|equivariance --dataset F (main.cpp routes them there), and merge.
+int datasetVerb(const QStringList &args, attn::DatasetAnalysis analysis);
+int mergeVerb(const QStringList &args);
 // `figure` draws with Qt Widgets: a QApplication (offscreen unless a platform is chosen) instead of a
 // QCoreApplication when argv[1] is "figure".
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv);

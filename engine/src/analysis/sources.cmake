@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Analysis of captured attention: head statistics, rollout and flow (analysis.h); metric primitives (metrics.h),
 # permutation equivariance (equivariance.h), the faithfulness suite (faithfulness.h) and masks' effects
-# (maskeffects.h).
+# (maskeffects.h); dataset-level statistics (stats.h) and dataset runs (dataset.h).
 target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/headstats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/aggregation.cpp
@@ -12,4 +12,7 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/faithfulness.cpp
   ${CMAKE_CURRENT_LIST_DIR}/randomization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/faithfulness_names.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/maskeffects.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/maskeffects.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dataset_run.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dataset_summary.cpp)
