@@ -483,10 +483,6 @@ std::string checkBenchConfig(const BenchConfig &c)
     if (c.gemmSize < 16) return "--gemm-size must be at least 16";
     if (c.validateRows < 2) return "--validate-rows must be at least 2";
     if (c.backends.empty()) return "--backend selects no backend";
-    if (c.dtype != ComputeDtype::F32)
-        for (Backend b : c.backends)
-            if (b != Backend::Cuda && b != Backend::Auto)
-                return "--dtype " + dtypeName(c.dtype) + " is computed by the CUDA backend only; use --backend cuda";
     if (c.memoryMode && c.weights != WeightsChoice::None)
         return "--weights must be none with --memory (weights are O(n^2))";
     return {};

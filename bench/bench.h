@@ -30,8 +30,9 @@ struct BenchConfig {
     std::int64_t batch = 1;
     bool causal = false;
     std::vector<Backend> backends{Backend::Tiled, Backend::Unfused};
-    // F16/BF16: the CUDA backend only. The check is then against the same-precision naive path, and CUDA lines
-    // report ms_median from cudaEvents around the kernels (wall_ms_median includes packing and PCIe copies).
+    // F16/BF16: every backend rounds Q, K and V to the type and accumulates in fp32 (attention.h). The check is
+    // then against the same-precision naive path, and CUDA lines report ms_median from cudaEvents around the
+    // kernels (wall_ms_median includes packing and PCIe copies).
     ComputeDtype dtype = ComputeDtype::F32;
     int threads = 0;                // 0: all hardware threads
     int reps = 10;                  // timed repetitions (fewer when one call is slow, see maxSeconds)

@@ -245,7 +245,7 @@ bool rowFullyMasked(const MaskSpec &mask, std::int64_t b, std::int64_t h, std::i
 }
 
 NaiveOutput naiveAttention(const TensorView &q, const TensorView &k, const TensorView &v, const MaskSpec &mask,
-                           float scale, bool keepWeights)
+                           float scale, bool keepWeights, float softcap)
 {
     const std::int64_t B = q.shape[0], H = q.shape[1], Lq = q.shape[2], D = q.shape[3];
     const std::int64_t Hkv = k.shape[1], Lk = k.shape[2], Dv = v.shape[3];
@@ -276,7 +276,9 @@ NaiveOutput naiveAttention(const TensorView &q, const TensorView &k, const Tenso
                         float dot = 0.0f;
                         for (std::int64_t d = 0; d < D; ++d)
                             dot += qi[static_cast<std::size_t>(d)] * kc[static_cast<std::size_t>(j * D + d)];
-                        x = s * dot + bias;
+                        x = s * dot;
+                        if (softcap > 0.0f) x = softcap * std::tanh(x / softcap);
+                        x += bias;
                     }
                     sc[static_cast<std::size_t>(j)] = x;
                     mx = std::max(mx, x);

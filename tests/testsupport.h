@@ -97,9 +97,10 @@ struct NaiveOutput {
     std::vector<float> lse;   // [B, H, Lq], +inf for fully masked rows
     std::vector<float> P;     // [B, H, Lq, Lk] when keepWeights
 };
-// Straightforward fp32 attention: scores in float, row max, exp, sum, divide, P·V in float.
+// Straightforward fp32 attention: scores in float, soft-capped with std::tanh when softcap > 0, row max, exp,
+// sum, divide, P·V in float.
 NaiveOutput naiveAttention(const TensorView &q, const TensorView &k, const TensorView &v, const MaskSpec &mask,
-                           float scale = 0.0f, bool keepWeights = false);
+                           float scale = 0.0f, bool keepWeights = false, float softcap = 0.0f);
 
 struct ErrorStat {
     double maxAbs = 0.0;        // max |a - b| over finite pairs

@@ -7,6 +7,7 @@
 // err_naive is the error of a straightforward fp32 full-row softmax (testsupport.cpp) on the same problem;
 // and an absolute sanity bound atol 1e-5 + rtol 5e-6 · max|O_fp64|. LSE within 1e-5 · max(1, |lse|).
 
+#include "attentioncheck.h"
 #include "testsupport.h"
 
 #include <attnscope/attention.h>
@@ -21,8 +22,6 @@ using namespace attn;
 using namespace attn::test;
 
 namespace {
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
 struct Problem {
     std::int64_t B, H, Hkv, Lq, Lk, D, Dv;
@@ -41,16 +40,6 @@ Problem makeProblem(std::int64_t B, std::int64_t H, std::int64_t Hkv, std::int64
     p.v = makeOperand({B, Hkv, Lk, Dv}, layout, seed * 3 + 3, 1.0f);
     p.mask = makeMask(kind, B, H, Lq, Lk, seed);
     return p;
-}
-
-QByteArray msg(const std::string &s) { return QByteArray::fromStdString(s); }
-
-// A seed from the row tag (FNV-1a), so each row has its own reproducible inputs.
-std::uint64_t seedFromTag(const char *tag)
-{
-    std::uint64_t h = 1469598103934665603ull;
-    for (; tag && *tag; ++tag) h = (h ^ static_cast<unsigned char>(*tag)) * 1099511628211ull;
-    return h;
 }
 
 } // namespace
@@ -158,107 +147,6 @@ void TestAttention::fastPathsMatchReference_data()
     row(2, 3, 3, 7, 1025, 80, 80, L::BHLD, M::CausalLeftPadding);
 }
 
-namespace {
-
-struct Expected {
-    const Problem &p;
-    const ReferenceOutput &ref;
-    const NaiveOutput &naive;
-    double errNaiveOut, errNaiveLse, errNaiveP;
-};
-
-// Checks one fast-path result against the fp64 reference. QVERIFY returns from here only: callers check
-// QTest::currentTestFailed().
-void checkResult(const Expected &e, const AttentionOutput &o, const char *backend, const WeightsRequest &request,
-                 double &worstOut)
-{
-    const Problem &p = e.p;
-    const std::size_t rows = static_cast<std::size_t>(p.B * p.H * p.Lq);
-    const std::size_t outN = rows * static_cast<std::size_t>(p.Dv);
-    const std::string who = std::string(backend) + (request.mode == WeightsRequest::Mode::None ? "" : " +weights");
-
-    QVERIFY2(o.out.shape == (Shape4{p.B, p.H, p.Lq, p.Dv}), msg(who + ": out shape " + shapeString(o.out.shape)));
-    QCOMPARE(o.out.values.size(), outN);
-    QCOMPARE(o.lse.size(), rows);
-
-    // No NaN/Inf in outputs; fully masked rows are 0 with LSE +inf; others have finite LSE.
-    QVERIFY2(countNonFinite(o.out.values.data(), outN) == 0, msg(who + ": NaN/Inf in output"));
-    for (std::size_t r = 0; r < rows; ++r) {
-        const bool empty = std::isinf(e.ref.lse[r]);
-        if (empty) {
-            QVERIFY2(o.lse[r] == kInf, msg(who + ": fully masked row " + std::to_string(r) + " lse " + fmt(o.lse[r])));
-            for (std::int64_t d = 0; d < p.Dv; ++d)
-                QVERIFY2(o.out.values[r * p.Dv + d] == 0.0f,
-                         msg(who + ": fully masked row " + std::to_string(r) + " has output " +
-                             fmt(o.out.values[r * p.Dv + d])));
-        } else {
-            QVERIFY2(std::isfinite(o.lse[r]), msg(who + ": row " + std::to_string(r) + " lse " + fmt(o.lse[r])));
-        }
-    }
-
-    const ErrorStat eo = compare(o.out.values.data(), e.ref.out.data(), outN);
-    worstOut = std::max(worstOut, eo.maxAbs);
-    const double bound = 2.0 * e.errNaiveOut + 1e-7;
-    QVERIFY2(eo.mismatchedInf == 0 && eo.maxAbs <= bound,
-             msg(who + ": output " + eo.describe() + " > 2*err_naive+1e-7 = " + fmt(bound)));
-    const double sanity = 1e-5 + 5e-6 * eo.refMaxAbs;
-    QVERIFY2(eo.maxAbs <= sanity, msg(who + ": output " + eo.describe() + " > atol/rtol " + fmt(sanity)));
-
-    double worstLse = 0.0;
-    std::size_t worstRow = 0;
-    for (std::size_t r = 0; r < rows; ++r) {
-        if (std::isinf(e.ref.lse[r])) continue;
-        const double rel = std::abs(o.lse[r] - e.ref.lse[r]) / std::max(1.0, std::abs(e.ref.lse[r]));
-        if (rel > worstLse) {
-            worstLse = rel;
-            worstRow = r;
-        }
-    }
-    QVERIFY2(worstLse <= 1e-5, msg(who + ": lse relative error " + fmt(worstLse) + " at row " +
-                                   std::to_string(worstRow) + " (naive fp32: " + fmt(e.errNaiveLse) + " abs)"));
-
-    // Weights.
-    std::vector<HeadIndex> expectHeads;
-    if (request.mode == WeightsRequest::Mode::All) {
-        for (std::int64_t b = 0; b < p.B; ++b)
-            for (std::int64_t h = 0; h < p.H; ++h) expectHeads.push_back({b, h});
-    } else if (request.mode == WeightsRequest::Mode::Heads) {
-        expectHeads = request.heads;
-    }
-    QVERIFY2(o.weights.size() == expectHeads.size(),
-             msg(who + ": " + std::to_string(o.weights.size()) + " weight heads, expected " +
-                 std::to_string(expectHeads.size())));
-    const std::size_t plane = static_cast<std::size_t>(p.Lq * p.Lk);
-    for (std::size_t w = 0; w < expectHeads.size(); ++w) {
-        const HeadWeights &hw = o.weights[w];
-        const auto [b, h] = expectHeads[w];
-        QVERIFY2(hw.index == expectHeads[w], msg(who + ": weights out of the requested order at " + std::to_string(w)));
-        QCOMPARE(hw.P.size(), plane);
-        const std::size_t base = static_cast<std::size_t>((b * p.H + h) * p.Lq) * static_cast<std::size_t>(p.Lk);
-        const std::string head = who + " weights (b=" + std::to_string(b) + ", h=" + std::to_string(h) + ")";
-        QVERIFY2(countNonFinite(hw.P.data(), plane) == 0, msg(head + ": NaN/Inf"));
-        const ErrorStat ep = compare(hw.P.data(), e.ref.P.data() + base, plane);
-        const double pBound = std::min(2.0 * e.errNaiveP + 1e-7, 1e-5);
-        QVERIFY2(ep.maxAbs <= std::max(pBound, 1e-7),
-                 msg(head + ": P " + ep.describe() + " > " + fmt(pBound) + " (naive " + fmt(e.errNaiveP) + ")"));
-        for (std::int64_t i = 0; i < p.Lq; ++i) {
-            const float *Prow = hw.P.data() + i * p.Lk;
-            double sum = 0.0;
-            for (std::int64_t j = 0; j < p.Lk; ++j) {
-                sum += Prow[j];
-                if (maskBias(p.mask, b, h, i, j, p.Lq, p.Lk) == -kInf && Prow[j] != 0.0f)
-                    QFAIL(msg(head + ": masked weight (" + std::to_string(i) + ", " + std::to_string(j) +
-                              ") = " + fmt(Prow[j])).constData());
-            }
-            const bool empty = std::isinf(e.ref.lse[static_cast<std::size_t>((b * p.H + h) * p.Lq + i)]);
-            const double want = empty ? 0.0 : 1.0;
-            QVERIFY2(std::abs(sum - want) <= 1e-5,
-                     msg(head + ": row " + std::to_string(i) + " sums to " + fmt(sum) + ", expected " + fmt(want)));
-        }
-    }
-}
-
-} // namespace
 
 void TestAttention::fastPathsMatchReference()
 {
@@ -295,7 +183,7 @@ void TestAttention::fastPathsMatchReference()
     const ErrorStat el = compare(naive.lse.data(), ref->lse.data(), naive.lse.size());
     QVERIFY2(el.mismatchedInf == 0, "the naive fp32 path and the reference disagree on which rows are empty");
     const ErrorStat ePn = compare(naive.P.data(), ref->P.data(), naive.P.size());
-    const Expected e{p, *ref, naive, en.maxAbs, el.maxAbs, ePn.maxAbs};
+    const Expected e{{B, H, Lq, Lk, Dv, &p.mask}, *ref, en.maxAbs, el.maxAbs, ePn.maxAbs};
 
     // Requests alternate between all heads and a reversed subset, so the order contract is exercised.
     WeightsRequest someHeads = B * H > 1 ? WeightsRequest::only({{B - 1, H - 1}, {0, 0}}) : WeightsRequest::all();
@@ -317,7 +205,7 @@ void TestAttention::fastPathsMatchReference()
             QVERIFY2(r.isOk(), msg(name + ": " + r.status().message()));
             if (backend != Backend::Auto)
                 QVERIFY2(r->backend == backend, msg(name + " ran as " + backendName(r->backend)));
-            checkResult(e, *r, name.c_str(), request, worst[&backend - backends.data()]);
+            checkResult(e, *r, name, request, worst[&backend - backends.data()]);
             if (QTest::currentTestFailed()) {
                 qInfo("err_naive(out)=%.3g err_naive(lse)=%.3g err_naive(P)=%.3g", e.errNaiveOut, e.errNaiveLse,
                       e.errNaiveP);

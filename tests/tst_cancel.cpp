@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Progress and cancel. Progress fractions never go down, stay in [0, 1], end at exactly 1.0 and never overlap;
-// a cancel flag set from another thread stops a long run promptly with ErrorCode::Cancelled. The latency bound is
-// generous (a behaviour test, not a benchmark) but real: a UI's Cancel button must feel immediate.
+// a cancel flag set from another thread stops a long run with ErrorCode::Cancelled and no result. How quickly it
+// stops is measured by the bench (attnscope-kernelbench cancel, docs/performance.md), not asserted here: a timed
+// assertion fails on a loaded machine (issue 14).
 
 #include "testsupport.h"
 
@@ -164,17 +165,14 @@ void TestCancel::cancelStopsLongRun_data()
     QTest::addColumn<int>("n");
     QTest::addColumn<bool>("causal");
     QTest::addColumn<bool>("weights");
-    QTest::addColumn<double>("boundMs");
     // Full runs take seconds (tiled: 4·8·16384²·64 ≈ 550 GFLOP); the flag is set 50 ms into the run.
-    QTest::newRow("tiled B=1 H=8 n=16384 d=64") << false << Backend::Tiled << 8 << 16384 << false << false << 200.0;
-    QTest::newRow("tiled causal B=1 H=8 n=16384 d=64") << false << Backend::Tiled << 8 << 16384 << true << false << 200.0;
-    QTest::newRow("auto B=1 H=8 n=16384 d=64") << false << Backend::Auto << 8 << 16384 << false << false << 200.0;
-    // With weights requested the engine allocates the head's Lq·Lk P before it starts (64 MiB here; at n = 8192,
-    // 256 MiB of zero-fill took 0.6–2 s on a loaded 2-core machine, none of it cancellable): a looser bound.
-    QTest::newRow("tiled +weights(1 head) H=8 n=4096") << false << Backend::Tiled << 8 << 4096 << false << true << 500.0;
-    // The fp64 oracle is slow and scalar: a looser bound, but it must stop long before it would finish (~seconds).
-    QTest::newRow("reference B=1 H=8 n=2048 d=64") << false << Backend::Reference << 8 << 2048 << false << false << 1000.0;
-    QTest::newRow("referenceAttention() H=8 n=2048") << true << Backend::Reference << 8 << 2048 << false << false << 1000.0;
+    QTest::newRow("tiled B=1 H=8 n=16384 d=64") << false << Backend::Tiled << 8 << 16384 << false << false;
+    QTest::newRow("tiled causal B=1 H=8 n=16384 d=64") << false << Backend::Tiled << 8 << 16384 << true << false;
+    QTest::newRow("auto B=1 H=8 n=16384 d=64") << false << Backend::Auto << 8 << 16384 << false << false;
+    QTest::newRow("tiled +weights(1 head) H=8 n=4096") << false << Backend::Tiled << 8 << 4096 << false << true;
+    QTest::newRow("unfused B=1 H=8 n=4096 d=64") << false << Backend::Unfused << 8 << 4096 << false << false;
+    QTest::newRow("reference B=1 H=8 n=2048 d=64") << false << Backend::Reference << 8 << 2048 << false << false;
+    QTest::newRow("referenceAttention() H=8 n=2048") << true << Backend::Reference << 8 << 2048 << false << false;
 }
 
 void TestCancel::cancelStopsLongRun()
@@ -185,7 +183,6 @@ void TestCancel::cancelStopsLongRun()
     QFETCH(int, n);
     QFETCH(bool, causal);
     QFETCH(bool, weights);
-    QFETCH(double, boundMs);
     const Inputs in(1, H, n, 64);
     const MaskSpec mask = causal ? MaskSpec::causalMask() : MaskSpec{};
 
@@ -207,10 +204,12 @@ void TestCancel::cancelStopsLongRun()
         flag.store(true, std::memory_order_release);
     });
     Status status;
+    bool hasValue = false;
     if (direct) {
         ReferenceOptions ro;
         ro.cancel = cancel;
         auto r = referenceAttention(in.q.view(), in.k.view(), in.v.view(), mask, ro);
+        hasValue = r.isOk();
         status = r.isOk() ? Status::ok() : r.status();
     } else {
         AttentionOptions opt;
@@ -218,22 +217,25 @@ void TestCancel::cancelStopsLongRun()
         opt.cancel = cancel;
         if (weights) opt.weights = WeightsRequest::only({{0, 5}});
         auto r = attention(in.q.view(), in.k.view(), in.v.view(), mask, opt);
+        hasValue = r.isOk();
         status = r.isOk() ? Status::ok() : r.status();
     }
     const Clock::time_point end = Clock::now();
+    const long pollsAtEnd = polls.load();
     canceller.join();
 
+    // Behaviour only: the run stops with Cancelled, returns no result, and it stopped because it saw the flag
+    // (it polled again after the flag went up). A run that finished before the flag would mean the problem is too
+    // small for this machine, which no build machine is fast enough for (seconds of work at full speed).
     const double total = msSince(start, end);
-    if (status.isOk()) {
-        if (end < setAt) QFAIL(qPrintable(QStringLiteral("the run finished in %1 ms, before the flag was set: make it larger").arg(total)));
-        QFAIL(qPrintable(QStringLiteral("the run completed (%1 ms) although cancel returned true from %2 ms on")
-                             .arg(total).arg(msSince(start, setAt))));
-    }
+    QVERIFY2(!status.isOk() && !hasValue,
+             qPrintable(QStringLiteral("the run completed (%1 ms in all; the flag was %2) although cancel returned true")
+                            .arg(total).arg(end < setAt ? QStringLiteral("not set yet") : QStringLiteral("set"))));
     QCOMPARE(status.code(), ErrorCode::Cancelled);
-    const double latency = msSince(setAt, end);
-    qInfo("returned Cancelled %.1f ms after the flag was set (%.1f ms in all; %ld polls before the flag, %ld in all)",
-          latency, total, pollsAtFlag, polls.load());
-    QVERIFY2(latency <= boundMs, qPrintable(QStringLiteral("cancel latency %1 ms > %2 ms").arg(latency).arg(boundMs)));
+    QVERIFY2(!status.message().empty(), "a cancelled run says so in its message");
+    QVERIFY2(pollsAtEnd > pollsAtFlag, "the run returned Cancelled without polling after the flag was set");
+    qInfo("returned Cancelled %.1f ms after the flag was set (not asserted; the bench measures it); %ld polls "
+          "before the flag, %ld in all", msSince(setAt, end), pollsAtFlag, pollsAtEnd);
 }
 
 void TestCancel::mhaHonoursCancel()

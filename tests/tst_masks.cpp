@@ -117,6 +117,14 @@ void TestMasks::visibilityPattern_data()
         m.keyValid = {1, 1, 0, 1};
         QTest::newRow("window+causal+block+padding") << 4 << 4 << m << "1000/1100/0000/0001";
     }
+    {
+        // H = 1: the per-head bias plane is [Lq, Lk]; -inf forbids like an additive mask.
+        MaskSpec m;
+        m.headBias = {0.5f, -kInf, -1.0f, -kInf, -kInf, -kInf};
+        QTest::newRow("head bias -inf entries") << 2 << 3 << m << "101/000";
+        m.additive = {-kInf, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        QTest::newRow("head bias + additive") << 2 << 3 << m << "001/000";
+    }
 }
 
 void TestMasks::visibilityPattern()
@@ -188,6 +196,11 @@ void TestMasks::describeNamesTheParts()
     for (const char *part : {"causal", "window", "16", "key padding"})
         QVERIFY2(d.find(part) != std::string::npos, (d + " lacks " + part).c_str());
     QVERIFY(d.find("bidirectional") == std::string::npos);
+    MaskSpec bias;
+    bias.headBias = {0.0f};
+    QVERIFY(!bias.isEmpty());
+    QVERIFY(bias.hasCustom());
+    QCOMPARE(bias.describe(), std::string("head bias"));
 }
 
 void TestMasks::alibiSlopes_data()

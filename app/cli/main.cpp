@@ -55,7 +55,7 @@ int benchVerb(const QStringList &args)
         {"weights", T::Text, "W", "also return weights: none|one|all heads", "none"},
         {"json", T::Flag, {}, "print one JSON object per line", {}},
         {"dtype", T::Text, "T",
-         "compute type f32|f16|bf16; f16/bf16 run on the CUDA backend only (with f16/bf16 the default backend is cuda)",
+         "compute type f32|f16|bf16: inputs rounded to it, fp32 accumulation, every backend",
          "f32"},
         {"memory", T::Flag, {}, "peak-RSS mode: nothing O(n^2), sampled validation, GEMM ceiling after the peak is read",
          {}},
@@ -94,7 +94,6 @@ int benchVerb(const QStringList &args)
     const auto computeDtype = attn::parseComputeDtype(dtype.toStdString());
     if (!computeDtype) return opts.fail(QStringLiteral("--dtype: unknown compute type '%1' (f32|f16|bf16)").arg(dtype));
     config.dtype = *computeDtype;
-    if (config.dtype != attn::ComputeDtype::F32 && !opts.isSet("backend")) config.backends = {attn::Backend::Cuda};
     const QString weights = opts.value("weights");
     const auto weightsChoice = attn::bench::parseWeightsChoice(weights.toStdString());
     if (!weightsChoice) return opts.fail(QStringLiteral("--weights: unknown value '%1' (none|one|all)").arg(weights));

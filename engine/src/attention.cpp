@@ -135,6 +135,12 @@ Status validateAttention(const TensorView &q, const TensorView &k, const TensorV
     if (std::isnan(options.scale) || std::isinf(options.scale) || options.scale < 0.0f)
         return Status::invalid("scale is " + std::to_string(options.scale) + "; use 0 for 1/sqrt(D) or a positive number");
     if (options.threads < 0) return Status::invalid("threads is " + std::to_string(options.threads) + "; use 0 for all cores");
+    if (!std::isfinite(options.softcap) || options.softcap < 0.0f)
+        return Status::invalid("softcap is " + std::to_string(options.softcap) +
+                               "; use 0 for off or a positive finite cap (Gemma 2 uses 50)");
+    if (options.output == AttentionOptions::Output::LseOnly && options.weights.mode != WeightsRequest::Mode::None)
+        return Status::invalid("output LseOnly computes the LSE only: weights must not be requested (use output "
+                               "OutputAndLse for weights)");
     const std::int64_t B = q.shape[0], H = q.shape[1];
     if (Status s = validateMask(mask, B, H, q.shape[2], k.shape[2]); !s) return s;
     if (options.weights.mode == WeightsRequest::Mode::Heads) {
@@ -147,17 +153,21 @@ Status validateAttention(const TensorView &q, const TensorView &k, const TensorV
     return Status::ok();
 }
 
-// fp64 oracle through the common interface: results rounded to fp32.
-static Status runReference(const detail::KernelArgs &a, const AttentionOptions &options)
+// fp64 oracle through the common interface: results rounded to fp32. It rounds its inputs to the compute type
+// itself (ReferenceOptions::dtype), so it sees the caller's views.
+static Status runReference(const detail::KernelArgs &a)
 {
     ReferenceOptions ro;
     ro.scale = a.scale;
+    ro.softcap = a.softcap;
+    ro.dtype = a.dtype;
     ro.keepWeights = a.weights && !a.weights->empty();
     ro.cancel = a.cancel;
     ro.progress = a.progress;
     auto r = referenceAttention(a.q, a.k, a.v, *a.mask, ro);
     if (!r) return r.status();
-    std::transform(r->out.begin(), r->out.end(), a.out.data, [](double x) { return static_cast<float>(x); });
+    if (!a.lseOnly)
+        std::transform(r->out.begin(), r->out.end(), a.out.data, [](double x) { return static_cast<float>(x); });
     std::transform(r->lse.begin(), r->lse.end(), a.lse, [](double x) { return static_cast<float>(x); });
     if (ro.keepWeights) {
         const std::size_t plane = static_cast<std::size_t>(a.Lq() * a.Lk());
@@ -168,8 +178,38 @@ static Status runReference(const detail::KernelArgs &a, const AttentionOptions &
                            [](double x) { return static_cast<float>(x); });
         }
     }
-    (void)options;
     return Status::ok();
+}
+
+// A contiguous copy of t with every element rounded to dtype: what the CPU kernels read for F16/BF16.
+static Tensor roundedCopy(const TensorView &t, ComputeDtype dtype)
+{
+    Tensor r(t.shape);
+    float *dst = r.values.data();
+    for (std::int64_t b = 0; b < t.shape[0]; ++b)
+        for (std::int64_t h = 0; h < t.shape[1]; ++h)
+            for (std::int64_t i = 0; i < t.shape[2]; ++i) {
+                const float *row = t.row(b, h, i);
+                for (std::int64_t d = 0; d < t.shape[3]; ++d) *dst++ = roundToDtype(row[d * t.strides[3]], dtype);
+            }
+    return r;
+}
+
+// Tiled or unfused on inputs rounded to the compute type (plain fp32: the caller's views as they are).
+static Status runCpu(Backend backend, const detail::KernelArgs &args)
+{
+    const auto run = [backend](const detail::KernelArgs &a) {
+        return backend == Backend::Unfused ? detail::unfusedAttention(a) : detail::tiledAttention(a);
+    };
+    if (args.dtype == ComputeDtype::F32) return run(args);
+    if (args.cancel && args.cancel()) return Status::cancelled();
+    const Tensor q = roundedCopy(args.q, args.dtype), k = roundedCopy(args.k, args.dtype),
+                 v = roundedCopy(args.v, args.dtype);
+    detail::KernelArgs rounded = args;
+    rounded.q = q.view();
+    rounded.k = k.view();
+    rounded.v = v.view();
+    return run(rounded);
 }
 
 Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, const TensorView &v,
@@ -177,26 +217,23 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
 {
     if (Status s = validateAttention(q, k, v, mask, options); !s) return s;
     const std::int64_t B = q.shape[0], H = q.shape[1], Lq = q.shape[2], Lk = k.shape[2];
+    const bool lseOnly = options.output == AttentionOptions::Output::LseOnly;
+    const bool forceSplit = options.splitKv == AttentionOptions::SplitKv::On;
 
     Backend backend = options.backend;
-    const bool lowPrecision = options.computeDtype != ComputeDtype::F32;
     if (backend == Backend::Auto) {
-        // CUDA when usable and worth the transfer (kCudaAutoMinFlops), or when only CUDA has the asked precision.
+        // CUDA when usable and worth the transfer (kCudaAutoMinFlops), unless an option only the CPU implements
+        // was asked for; every compute type runs on the CPU otherwise.
         const double flops = 4.0 * double(B) * double(H) * double(Lq) * double(Lk) * double(q.shape[3]);
         const bool fits = q.shape[3] <= 256 && v.shape[3] <= 256;
         backend = Backend::Tiled;
-        if ((lowPrecision || (fits && flops >= kCudaAutoMinFlops)) && cudaAvailable()) backend = Backend::Cuda;
-        if (lowPrecision && backend != Backend::Cuda)
-            return Status(ErrorCode::Unavailable, "computeDtype " + dtypeName(options.computeDtype) +
-                                                      " needs the CUDA backend, which is unavailable: " +
-                                                      cudaUnavailableReason());
+        if (!forceSplit && fits && flops >= kCudaAutoMinFlops && cudaAvailable()) backend = Backend::Cuda;
     }
+    if (backend == Backend::Cuda && forceSplit)
+        return Status(ErrorCode::Unavailable, "splitKv On is not implemented by the CUDA backend (it has no split-KV "
+                                              "kernel); use the tiled backend or Backend::Auto");
     if (backend == Backend::Cuda && !cudaAvailable())
         return Status(ErrorCode::Unavailable, "the CUDA backend is unavailable: " + cudaUnavailableReason());
-    if (lowPrecision && backend != Backend::Cuda)
-        return Status::invalid("computeDtype " + dtypeName(options.computeDtype) + " is only implemented by the CUDA "
-                               "backend; the " + backendName(backend) + " backend computes in " +
-                               (backend == Backend::Reference ? "fp64" : "fp32") + " (use computeDtype f32)");
 
     const std::size_t wanted = weightsBytes(options.weights, B, H, Lq, Lk);
     if (wanted > options.weightsBudgetBytes)
@@ -217,7 +254,7 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
     if (options.cancel && options.cancel()) return Status::cancelled();
     AttentionOutput result;
     result.backend = backend;
-    result.out = Tensor({B, H, Lq, v.shape[3]});
+    if (!lseOnly) result.out = Tensor({B, H, Lq, v.shape[3]});
     result.lse.assign(static_cast<std::size_t>(B * H * Lq), 0.0f);
     if (options.weights.mode == WeightsRequest::Mode::All) {
         for (std::int64_t b = 0; b < B; ++b)
@@ -236,8 +273,11 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
     args.v = v;
     args.mask = &mask;
     args.scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(static_cast<float>(q.shape[3]));
-    args.out = result.out.view();
+    args.softcap = options.softcap;
+    if (!lseOnly) args.out = result.out.view();
     args.lse = result.lse.data();
+    args.lseOnly = lseOnly;
+    args.splitKv = options.splitKv;
     args.weights = &result.weights;
     args.threads = options.threads > 0 ? options.threads : hardwareThreads();
     args.dtype = options.computeDtype;
@@ -247,17 +287,17 @@ Result<AttentionOutput> attention(const TensorView &q, const TensorView &k, cons
 
     Status status;
     switch (backend) {
-    case Backend::Reference: status = runReference(args, options); break;
-    case Backend::Tiled: status = detail::tiledAttention(args); break;
-    case Backend::Unfused: status = detail::unfusedAttention(args); break;
+    case Backend::Reference: status = runReference(args); break;
+    case Backend::Tiled:
+    case Backend::Unfused: status = runCpu(backend, args); break;
     case Backend::Cuda: status = detail::cudaAttention(args); break;
     case Backend::Auto: status = Status(ErrorCode::Internal, "Auto was not resolved"); break;
     }
     // Auto chose CUDA but this device cannot run the kernel for the shape (shared memory on sm_86/89 for the
     // larger head dims): the CPU answers instead. An explicit Backend::Cuda keeps the message.
     if (!status && status.code() == ErrorCode::Unavailable && options.backend == Backend::Auto &&
-        backend == Backend::Cuda && !lowPrecision) {
-        status = detail::tiledAttention(args);
+        backend == Backend::Cuda) {
+        status = runCpu(Backend::Tiled, args);
         result.backend = Backend::Tiled;
     }
     if (!status) return status;

@@ -11,11 +11,16 @@ struct KernelArgs {
     TensorView q, k, v;                 // [B, H, Lq, D], [B, Hkv, Lk, D], [B, Hkv, Lk, Dv]
     const MaskSpec *mask = nullptr;
     float scale = 1.0f;
-    MutableTensorView out;              // [B, H, Lq, Dv] contiguous
+    float softcap = 0.0f;               // 0: off (validated: finite, >= 0)
+    MutableTensorView out;              // [B, H, Lq, Dv] contiguous; null data when lseOnly
     float *lse = nullptr;               // [B, H, Lq]
+    bool lseOnly = false;               // Output::LseOnly: write lse only (no weights are requested then)
+    AttentionOptions::SplitKv splitKv = AttentionOptions::SplitKv::Auto;
     std::vector<HeadWeights> *weights = nullptr;  // requested heads, each P pre-sized to Lq*Lk (zeros)
     int threads = 1;                    // resolved, >= 1
-    ComputeDtype dtype = ComputeDtype::F32;   // F16/BF16 reach the CUDA backend only
+    // F16/BF16: for the CPU backends dispatch has already rounded q, k and v (the views point at rounded copies);
+    // the CUDA backend rounds on the device.
+    ComputeDtype dtype = ComputeDtype::F32;
     double *deviceMs = nullptr;         // CUDA: kernel time measured with cudaEvents, written when not null
     ProgressFn progress;
     CancelFn cancel;

@@ -2,6 +2,7 @@
 #include <attnscope/mask.h>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace attn {
@@ -28,6 +29,7 @@ std::string MaskSpec::describe() const
     if (!queryValid.empty()) add("query padding");
     if (!allowed.empty()) add("custom boolean");
     if (!additive.empty()) add("custom additive");
+    if (!headBias.empty()) add("head bias");
     if (!alibiSlopes.empty()) add("ALiBi");
     if (isEmpty()) add("bidirectional");
     return s.str();
@@ -59,6 +61,15 @@ Status validateMask(const MaskSpec &m, std::int64_t B, std::int64_t H, std::int6
         for (float a : m.additive)
             if (std::isnan(a) || a == std::numeric_limits<float>::infinity())
                 return Status::invalid("mask.additive contains NaN or +inf; use -inf to forbid a key");
+    }
+    if (!m.headBias.empty()) {
+        if (m.headBias.size() != n(H, Lq) * static_cast<std::size_t>(Lk))
+            return Status::invalid(sizeMismatch("headBias", m.headBias.size(),
+                                                "H*Lq*Lk = " + std::to_string(H) + "*" + std::to_string(Lq) + "*" +
+                                                    std::to_string(Lk)));
+        for (float a : m.headBias)
+            if (std::isnan(a) || a == std::numeric_limits<float>::infinity())
+                return Status::invalid("mask.headBias contains NaN or +inf; use -inf to forbid a key");
     }
     if (!m.alibiSlopes.empty()) {
         if (m.alibiSlopes.size() != static_cast<std::size_t>(H))

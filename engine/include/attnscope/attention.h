@@ -5,10 +5,13 @@
 //   q: [B, H,   Lq, D ]   k: [B, Hkv, Lk, D ]   v: [B, Hkv, Lk, Dv]      (fp32 views, any strides)
 //   H must be a multiple of Hkv (grouped-query attention: query head h reads kv head h / (H / Hkv)).
 //
-//   S = scale · Q Kᵀ + maskBias          (scale defaults to 1/sqrt(D); masks in mask.h)
+//   S = scale · Q Kᵀ                      (scale defaults to 1/sqrt(D))
+//   S = softcap · tanh(S / softcap)       only when options.softcap > 0 (Gemma 2's logit soft-capping)
+//   S += maskBias                         (masks in mask.h: structure and padding -inf, additive + headBias + ALiBi)
 //   P = softmax_rows(S)                   (fully masked rows: P = 0)
-//   O = P V                               out: [B, H, Lq, Dv], contiguous
+//   O = P V                               out: [B, H, Lq, Dv], contiguous (empty with Output::LseOnly)
 //   lse_i = log Σ_j exp(S_ij)             lse: [B, H, Lq], natural log; +inf for fully masked rows
+// This order is the one definition every backend computes.
 //
 // Weights (P) are returned only for the (batch, head) pairs asked for, exactly (not an approximation of the
 // fast path's running softmax), and only if they fit the memory budget.
@@ -37,10 +40,11 @@ enum class Backend {
 std::string backendName(Backend backend);                  // "reference", "tiled", ...
 std::optional<Backend> parseBackend(const std::string &name);
 
-// The precision the kernels compute in. The operands and outputs are always fp32 views; with F16/BF16 the CUDA
-// backend rounds Q, K and V to that type on the device and runs tensor-core matmuls with fp32 accumulation
-// (softmax, running max/sum, O accumulator and LSE stay fp32). The CPU backends compute in fp32 (Reference: fp64)
-// only and reject F16/BF16 with InvalidArgument; Auto with F16/BF16 picks CUDA or returns Unavailable.
+// The precision the kernels compute in. The operands and outputs are always fp32 views. With F16/BF16 every
+// backend first rounds Q, K and V to that type (roundToDtype) and then accumulates in fp32: the tiled and unfused
+// CPU backends compute exactly their fp32 algorithm on the rounded inputs, the Reference backend computes in fp64
+// on the rounded inputs (the oracle for the low-precision paths), and CUDA rounds on the device and runs
+// tensor-core matmuls with fp32 accumulation (it also rounds P to the type before P·V, as tensor cores need).
 enum class ComputeDtype { F32, F16, BF16 };
 std::string dtypeName(ComputeDtype dtype);                    // "f32", "f16", "bf16"
 std::optional<ComputeDtype> parseComputeDtype(const std::string &name);
@@ -77,10 +81,35 @@ struct AttentionOptions {
     // head when any weights are requested, so it needs 16·B·H·Lq·Lk bytes within the budget.
     std::size_t weightsBudgetBytes = std::size_t(1) << 30;
     int threads = 0;                                      // 0: all hardware threads
-    ComputeDtype computeDtype = ComputeDtype::F32;        // F16/BF16: CUDA only (see ComputeDtype)
+    ComputeDtype computeDtype = ComputeDtype::F32;        // see ComputeDtype: honoured by every backend
     ProgressFn progress;
     CancelFn cancel;
+
+    // Logit soft-capping (Gemma 2's attn_logit_softcapping): s ← softcap · tanh(s / softcap), applied to the
+    // SCALED score (scale · q·k) BEFORE any mask bias is added. 0 = off; negative or non-finite is rejected.
+    float softcap = 0.0f;
+
+    // What to compute. LseOnly computes the LSE [B, H, Lq] and nothing else: AttentionOutput::out is empty
+    // (shape [0, 0, 0, 0]) and weights must not be requested. It is the first pass of a weights map recomputed
+    // from the LSE, and costs about half a full pass (no P·V).
+    enum class Output { OutputAndLse, LseOnly };
+    Output output = Output::OutputAndLse;
+
+    // Split-KV ("flash-decoding") for few query rows against many keys: the keys are cut into chunks that run as
+    // separate work items (so one query row over 131072 keys uses every thread) and the partial results are
+    // merged with the LSE rule. Auto decides from the problem SHAPE only (Lq <= kSplitKvMaxLq and
+    // Lk >= kSplitKvMinLk), never from the thread count, and the chunk boundaries are a function of the shape
+    // only, so results are bit-for-bit identical whatever `threads` is. Off / On force it (On is for tests and the
+    // bench). Honoured by the tiled backend (and Auto when it runs tiled); the reference and unfused backends
+    // compute whole rows and ignore it; the CUDA backend has no split-KV kernel: an explicit Backend::Cuda with On
+    // returns Unavailable naming the option, and Auto with On runs the tiled backend.
+    enum class SplitKv { Auto, Off, On };
+    SplitKv splitKv = SplitKv::Auto;
 };
+
+// Auto's split-KV rule (see AttentionOptions::splitKv).
+inline constexpr std::int64_t kSplitKvMaxLq = 16;
+inline constexpr std::int64_t kSplitKvMinLk = 1024;
 
 struct HeadWeights {
     HeadIndex index;
@@ -88,7 +117,7 @@ struct HeadWeights {
 };
 
 struct AttentionOutput {
-    Tensor out;                        // [B, H, Lq, Dv]
+    Tensor out;                        // [B, H, Lq, Dv]; empty with Output::LseOnly
     std::vector<float> lse;            // [B, H, Lq]
     std::vector<HeadWeights> weights;  // in the order requested (All: b-major, then h)
     Backend backend = Backend::Reference;   // the backend that ran
@@ -117,10 +146,10 @@ bool cudaAvailable();
 std::string cudaUnavailableReason();   // empty when available
 std::string cudaDeviceName();          // "NVIDIA H200 (compute capability 9.0)", empty when unavailable
 
-// Backend::Auto picks CUDA only when it is available, the head dims are <= 256, and the forward pass is at least
-// this many FLOPs (4·B·H·Lq·Lk·D): about 2 GFLOP, tens of milliseconds on a desktop CPU, where copying Q, K, V and O
-// over PCIe (O(L·D) bytes: 8 MiB at B=1, H=4, L=1024, D=128) takes well under a millisecond. Smaller problems stay
-// on the CPU (Tiled). Not counted: the one-off CUDA context creation (~0.1–0.5 s) on the process's first CUDA call.
+// Backend::Auto picks CUDA only when it is available, no option needs the CPU (splitKv On), the head dims are
+// <= 256, and the forward pass is at least this many FLOPs (4·B·H·Lq·Lk·D): about 2 GFLOP, tens of milliseconds
+// on a desktop CPU, where copying Q, K, V and O over PCIe (O(L·D) bytes: 8 MiB at B=1, H=4, L=1024, D=128) takes
+// well under a millisecond. Everything else runs on the CPU (Tiled), F16/BF16 included. Not counted: the one-off CUDA context creation (~0.1–0.5 s) on the process's first CUDA call.
 inline constexpr double kCudaAutoMinFlops = 2e9;
 
 // Which SIMD level the CPU kernels were compiled with and run ("avx512", "avx2", "scalar").

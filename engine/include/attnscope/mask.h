@@ -15,7 +15,11 @@
 //   allowed       boolean [Lq, Lk] or [B, Lq, Lk] bytes, 0 = forbidden
 //   additive      float [Lq, Lk] or [B, Lq, Lk], added to the scaled score; -inf forbids
 //   alibiSlopes   [H] per-head slopes m_h: score += -m_h * |i' - j|
-// Masks broadcast over heads. Fully masked rows give output 0, weights 0 and LSE = +inf — never NaN.
+//   headBias      float [H, Lq, Lk] per query head (broadcast over the batch), added like `additive`; -inf
+//                 forbids (T5's relative-position bias)
+// Masks broadcast over heads (except alibiSlopes and headBias, which are per head). The additive parts are summed
+// in the order additive + headBias + ALiBi and added to the scaled (and soft-capped, see attention.h) score.
+// Fully masked rows give output 0, weights 0 and LSE = +inf — never NaN.
 
 #include <attnscope/status.h>
 
@@ -36,6 +40,9 @@ struct MaskSpec {
     std::vector<std::uint8_t> allowed;       // empty, Lq*Lk or B*Lq*Lk
     std::vector<float> additive;             // empty, Lq*Lk or B*Lq*Lk
     std::vector<float> alibiSlopes;          // empty or H
+    // Per-head additive bias [H, Lq, Lk] row-major, broadcast over the batch; -inf forbids. T5's relative-position
+    // bias: bias += headBias[h·Lq·Lk + i·Lk + j].
+    std::vector<float> headBias;             // empty or H*Lq*Lk
 
     static MaskSpec bidirectional() { return {}; }
     static MaskSpec causalMask() { MaskSpec m; m.causal = true; return m; }
@@ -47,12 +54,12 @@ struct MaskSpec {
     static MaskSpec keyPadding(const std::vector<std::int64_t> &lengths, std::int64_t Lk);
 
     bool hasStructure() const { return causal || window >= 0 || block > 0; }
-    bool hasCustom() const { return !allowed.empty() || !additive.empty(); }
+    bool hasCustom() const { return !allowed.empty() || !additive.empty() || !headBias.empty(); }
     bool isEmpty() const
     {
         return !hasStructure() && !hasCustom() && keyValid.empty() && queryValid.empty() && alibiSlopes.empty();
     }
-    std::string describe() const; // "causal + window 16 + key padding", "bidirectional"
+    std::string describe() const; // "causal + window 16 + key padding + head bias", "bidirectional"
 };
 
 // Checks the mask's sizes against the problem; the message names the field and both sizes.
@@ -94,6 +101,7 @@ inline float maskBias(const MaskSpec &m, std::int64_t b, std::int64_t h, std::in
         const std::size_t off = m.additive.size() > plane ? static_cast<std::size_t>(b) * plane : 0;
         bias += m.additive[off + ij];
     }
+    if (!m.headBias.empty()) bias += m.headBias[static_cast<std::size_t>(h) * plane + ij];
     if (!m.alibiSlopes.empty()) {
         const std::int64_t dist = j - (i + (Lk - Lq));
         bias -= m.alibiSlopes[static_cast<std::size_t>(h)] * static_cast<float>(dist < 0 ? -dist : dist);

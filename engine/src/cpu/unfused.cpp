@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cpu/unfused.h"
 
+#include "cpu/buffer.h"
+#include "cpu/simd/tanh.h"
 #include "parallel.h"
 
 #include <Eigen/Core>
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -62,7 +65,24 @@ ColumnRange structuralRange(const MaskSpec &m, std::int64_t i, std::int64_t Lq, 
 // Parts of the mask that vary per element inside the structural range and need maskBias() itself.
 bool hasElementwiseParts(const MaskSpec &m)
 {
-    return !m.keyValid.empty() || !m.allowed.empty() || !m.additive.empty() || !m.alibiSlopes.empty();
+    return !m.keyValid.empty() || !m.allowed.empty() || !m.additive.empty() || !m.alibiSlopes.empty() ||
+           !m.headBias.empty();
+}
+
+// s ← cap · tanh(s / cap) over a run of scores, with the tiled kernel's vectorised tanh.
+void softcapRun(float *s, std::int64_t n, float cap)
+{
+    namespace simd = attn::detail::simd;
+    const simd::Vec c = simd::set1(cap), inv = simd::set1(1.0f / cap);
+    std::int64_t j = 0;
+    for (; j + simd::kLanes <= n; j += simd::kLanes)
+        simd::store(s + j, simd::mul(c, simd::tanh(simd::mul(simd::load(s + j), inv))));
+    if (j < n) {
+        float tail[simd::kLanes] = {};
+        std::copy(s + j, s + n, tail);
+        simd::store(tail, simd::mul(c, simd::tanh(simd::mul(simd::load(tail), inv))));
+        std::copy(tail, tail + (n - j), s + j);
+    }
 }
 
 // In place on one score row: S[i, :] (scaled Q·K dots) → exp(S[i, :] + bias − max), normalised to P[i, :] only
@@ -85,6 +105,7 @@ float softmaxRow(float *s, const KernelArgs &args, std::int64_t b, std::int64_t 
         return kPosInf;
     }
     Eigen::Map<Eigen::ArrayXf> live(s + range.lo, range.hi - range.lo);
+    if (args.softcap > 0.0f) softcapRun(s + range.lo, range.hi - range.lo, args.softcap);
     if (elementwise)
         for (std::int64_t j = range.lo; j < range.hi; ++j) s[j] += maskBias(mask, b, h, i, j, Lq, Lk);
 
@@ -120,27 +141,26 @@ Status unfusedAttention(const KernelArgs &args)
     const bool elementwise = hasElementwiseParts(*args.mask);
     const std::size_t scoreElems = static_cast<std::size_t>(Lq) * static_cast<std::size_t>(Lk);
 
-    // One score matrix per worker, allocated by the worker on first use, so only as many exist as threads run.
-    std::vector<std::vector<float>> scratch(static_cast<std::size_t>(std::max(1, args.threads)));
-    std::vector<char> allocationFailed(scratch.size(), 0);
-    std::vector<std::vector<float>> rowScale(scratch.size(), std::vector<float>(static_cast<std::size_t>(Lq)));
+    // One score matrix and one output block per worker, allocated by the worker on first use, so only as many
+    // exist as threads run. Eigen writes only into these (64-byte aligned, see cpu/buffer.h), never into a caller's
+    // buffer of whatever alignment: the result is then the same bits for every run and thread count.
+    const std::size_t workers = static_cast<std::size_t>(std::max(1, args.threads));
+    std::unique_ptr<Buffer[]> scores(new Buffer[workers]), outputs(new Buffer[workers]);
+    std::vector<char> allocationFailed(workers, 0);
+    std::vector<std::vector<float>> rowScale(workers, std::vector<float>(static_cast<std::size_t>(Lq)));
 
     auto body = [&](std::int64_t item, int thread) {
         const std::int64_t b = item / H;
         const std::int64_t h = item % H;
-        float *S = args.weightsFor(b, h);
-        const bool normalise = S != nullptr;   // the caller's weights must be P itself
-        if (!S) {
-            auto &mine = scratch[static_cast<std::size_t>(thread)];
-            if (mine.size() != scoreElems) {
-                try {
-                    mine.resize(scoreElems);
-                } catch (const std::bad_alloc &) {
-                    allocationFailed[static_cast<std::size_t>(thread)] = 1;
-                    return;
-                }
-            }
-            S = mine.data();
+        float *P = args.weightsFor(b, h);
+        const bool normalise = P != nullptr;   // the caller's weights must be P itself
+        float *S = nullptr, *Obuf = nullptr;
+        try {
+            S = scores[static_cast<std::size_t>(thread)].ensure(scoreElems);
+            if (!args.lseOnly) Obuf = outputs[static_cast<std::size_t>(thread)].ensure(static_cast<std::size_t>(Lq * Dv));
+        } catch (const std::bad_alloc &) {
+            allocationFailed[static_cast<std::size_t>(thread)] = 1;
+            return;
         }
 
         const std::int64_t hk = args.kvHead(h);
@@ -154,14 +174,17 @@ Status unfusedAttention(const KernelArgs &args)
         float *invSum = rowScale[static_cast<std::size_t>(thread)].data();
         for (std::int64_t i = 0; i < Lq; ++i)
             lse[i] = softmaxRow(S + i * Lk, args, b, h, i, elementwise, normalise, invSum[i]);
+        if (P) std::copy(S, S + scoreElems, P);
 
-        DenseMap O(args.out.row(b, h, 0), Lq, Dv);   // out is contiguous [B, H, Lq, Dv]
+        if (args.lseOnly) return;
+        DenseMap O(Obuf, Lq, Dv);
         O.noalias() = Smat * V;
         for (std::int64_t i = 0; i < Lq; ++i) {
             // A zero P row times a V holding inf or NaN would still give NaN; fully masked rows are defined as 0.
             if (lse[i] == kPosInf) O.row(i).setZero();
             else if (!normalise) O.row(i) *= invSum[i];
         }
+        std::copy(Obuf, Obuf + Lq * Dv, args.out.row(b, h, 0));   // out is contiguous [B, H, Lq, Dv]
     };
 
     Status status = parallelFor(B * H, args.threads, body, args.cancel, args.progress);

@@ -126,6 +126,7 @@ __global__ void __launch_bounds__(kThreads) flashF32Kernel(FlashParams p)
 #pragma unroll
             for (int cc = 0; cc < CPT; ++cc) {
                 const int j = k0 + tx + 16 * cc;
+                s[rr][cc] = softcapLog2(s[rr][cc], p.softcap);
                 if (j < myLo[rr] || j > myHi[rr]) {
                     s[rr][cc] = -CUDART_INF_F;
                 } else if (elementwise) {

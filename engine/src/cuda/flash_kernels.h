@@ -11,8 +11,8 @@
 //
 // Masks follow attn::maskBias (mask.h) exactly. The structural part (causal, window, block, the batch's first and
 // last valid key, query padding) becomes one key interval [lo, hi] per query row, computed in the kernel; the
-// per-element parts (key padding holes, boolean and additive masks, ALiBi) are applied to score tiles only when
-// present.
+// per-element parts (key padding holes, boolean and additive masks, per-head bias, ALiBi) are applied to score
+// tiles only when present. The soft-cap (FlashParams::softcap) is applied to the scaled score before them.
 
 #include <cuda_runtime.h>
 
@@ -41,7 +41,8 @@ struct DeviceMask {
     const float *additive = nullptr;          // [Lq, Lk] or [B, Lq, Lk], or null (natural-log units)
     bool additiveBatched = false;
     const float *alibi = nullptr;             // [H] or null
-    ATTN_HOST_DEVICE bool elementwise() const { return keyValid || allowed || additive || alibi; }
+    const float *headBias = nullptr;          // [H, Lq, Lk] or null (natural-log units)
+    ATTN_HOST_DEVICE bool elementwise() const { return keyValid || allowed || additive || alibi || headBias; }
 };
 
 struct FlashParams {
@@ -50,6 +51,7 @@ struct FlashParams {
     float *lse = nullptr;
     int B = 0, H = 0, Hkv = 0, Lq = 0, Lk = 0, D = 0, Dv = 0;
     float scale = 1.0f;
+    float softcap = 0.0f;                     // 0: off; else s = softcap·tanh(s / softcap) before the mask bias
     DeviceMask mask;
     int bhBegin = 0, bhEnd = 0;               // this launch covers flattened (b, h) in [bhBegin, bhEnd)
 };

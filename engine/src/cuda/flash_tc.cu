@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads) flashTcKernel(FlashParams p)
 #pragma unroll
             for (int cc = 0; cc < BN / 32; ++cc) {
                 const int c = lane + 32 * cc, j = k0 + c;
-                float x = Ss[r * P::ldS + c] * sScale;
+                float x = softcapLog2(Ss[r * P::ldS + c] * sScale, p.softcap);
                 if (j < lo || j > hi) {
                     x = -CUDART_INF_F;
                 } else if (elementwise) {

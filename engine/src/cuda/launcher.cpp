@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The CUDA backend's host side: pack the caller's strided fp32 views, upload operands and masks, launch the flash
+// The CUDA backend's host side: pack the caller's strided fp32 views, upload operands and masks (the per-head
+// bias included; the soft-cap travels in FlashParams), launch the flash
 // kernels in slices of (batch, head) pairs — polling cancel and reporting progress between launches — then the
 // weights kernel for each requested head, and copy O, LSE and P back. Every CUDA error becomes a Status naming the
 // step; nothing here exits or throws past this file.
@@ -183,7 +184,7 @@ Status cudaAttention(const KernelArgs &a)
             firstKey[static_cast<std::size_t>(b)] = first;
             lastKey[static_cast<std::size_t>(b)] = last;
         }
-    DeviceBuffer dFirst, dLast, dKeyValid, dQueryValid, dAllowed, dAdditive, dAlibi;
+    DeviceBuffer dFirst, dLast, dKeyValid, dQueryValid, dAllowed, dAdditive, dAlibi, dHeadBias;
     ATTN_CUDA_TRY(upload(dFirst, firstKey.data(), firstKey.size(), st), "copying the mask");
     ATTN_CUDA_TRY(upload(dLast, lastKey.data(), lastKey.size(), st), "copying the mask");
     ATTN_CUDA_TRY(upload(dKeyValid, mask.keyValid.data(), mask.keyValid.size(), st), "copying the key padding mask");
@@ -192,6 +193,7 @@ Status cudaAttention(const KernelArgs &a)
     ATTN_CUDA_TRY(upload(dAllowed, mask.allowed.data(), mask.allowed.size(), st), "copying the boolean mask");
     ATTN_CUDA_TRY(upload(dAdditive, mask.additive.data(), mask.additive.size(), st), "copying the additive mask");
     ATTN_CUDA_TRY(upload(dAlibi, mask.alibiSlopes.data(), mask.alibiSlopes.size(), st), "copying the ALiBi slopes");
+    ATTN_CUDA_TRY(upload(dHeadBias, mask.headBias.data(), mask.headBias.size(), st), "copying the per-head bias");
     ATTN_CUDA_TRY(cudaStreamSynchronize(st), "copying the inputs to the GPU");
     qScratch = {};
     kScratch = {};
@@ -211,6 +213,7 @@ Status cudaAttention(const KernelArgs &a)
     p.D = int(D);
     p.Dv = int(Dv);
     p.scale = a.scale;
+    p.softcap = a.softcap;
     cuda::DeviceMask &m = p.mask;
     m.causal = mask.causal;
     m.window = mask.window;
@@ -224,6 +227,7 @@ Status cudaAttention(const KernelArgs &a)
     m.additive = mask.additive.empty() ? nullptr : dAdditive.as<float>();
     m.additiveBatched = std::int64_t(mask.additive.size()) > Lq * Lk;
     m.alibi = mask.alibiSlopes.empty() ? nullptr : dAlibi.as<float>();
+    m.headBias = mask.headBias.empty() ? nullptr : dHeadBias.as<float>();
 
     Event start, stop;
     ATTN_CUDA_TRY(start.create(), "creating an event");
@@ -255,9 +259,12 @@ Status cudaAttention(const KernelArgs &a)
         if (a.progress) a.progress(double(p.bhEnd) / totalSteps);
     }
 
-    ATTN_CUDA_TRY(cudaMemcpyAsync(a.out.data, dout.as<float>(),
-                                  static_cast<std::size_t>(B * H * Lq * Dv) * sizeof(float), cudaMemcpyDeviceToHost, st),
-                  "copying O back");
+    // Output::LseOnly: the kernels compute O anyway (it costs no extra pass on the device); it is not copied back.
+    if (!a.lseOnly)
+        ATTN_CUDA_TRY(cudaMemcpyAsync(a.out.data, dout.as<float>(),
+                                      static_cast<std::size_t>(B * H * Lq * Dv) * sizeof(float),
+                                      cudaMemcpyDeviceToHost, st),
+                      "copying O back");
     ATTN_CUDA_TRY(cudaMemcpyAsync(a.lse, dlse.as<float>(), static_cast<std::size_t>(B * H * Lq) * sizeof(float),
                                   cudaMemcpyDeviceToHost, st),
                   "copying the LSE back");

@@ -50,7 +50,7 @@ __device__ inline void rowInterval(const FlashParams &p, int b, long long i, int
 }
 
 // The per-element part of maskBias for a key inside the row's interval: 0, a finite bias (natural-log units) or
-// -inf. Same order of operations as maskBias (additive first, then ALiBi) so fp32 results agree.
+// -inf. Same order of operations as maskBias (additive, then the per-head bias, then ALiBi) so fp32 results agree.
 __device__ inline float elementBias(const FlashParams &p, int b, int h, long long i, long long j)
 {
     const DeviceMask &m = p.mask;
@@ -60,11 +60,21 @@ __device__ inline float elementBias(const FlashParams &p, int b, int h, long lon
     if (m.allowed && !m.allowed[(m.allowedBatched ? b * plane : 0) + ij]) return -CUDART_INF_F;
     float bias = 0.0f;
     if (m.additive) bias += m.additive[(m.additiveBatched ? b * plane : 0) + ij];
+    if (m.headBias) bias += m.headBias[(long long)h * plane + ij];
     if (m.alibi) {
         const long long dist = j - (i + p.Lk - p.Lq);
         bias -= m.alibi[h] * (float)(dist < 0 ? -dist : dist);
     }
     return bias;
+}
+
+// The soft-cap on a score in log2 units (scores are pre-multiplied by log2 e): cap·log2e · tanh(s / (cap·log2e)),
+// the same as cap · tanh(s_nat / cap) in natural units. cap <= 0: s unchanged.
+__device__ inline float softcapLog2(float s, float cap)
+{
+    if (cap <= 0.0f) return s;
+    const float capL = cap * kLog2e;
+    return capL * tanhf(s / capL);
 }
 
 } // namespace attn::cuda

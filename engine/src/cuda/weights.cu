@@ -21,6 +21,12 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kRowsPerThread = 4;   // block 32 × 8 threads
 
+// The soft-cap in double, natural-log units (the forward kernels apply it in float, log2 units).
+__device__ inline double softcapped(double s, float cap)
+{
+    return cap > 0.0f ? double(cap) * tanh(s / double(cap)) : s;
+}
+
 __device__ inline float roundTo(float x, Dtype dtype)
 {
     if (dtype == Dtype::F16) return __half2float(__float2half_rn(x));
@@ -73,7 +79,7 @@ weightsKernel(FlashParams p, Dtype dtype, int b, int h, const double *lseRows, f
         float w = 0.0f;
         if (j >= lo && j <= hi && lse != CUDART_INF) {
             const float bias = p.mask.elementwise() ? elementBias(p, b, h, i, j) : 0.0f;
-            if (bias != -CUDART_INF_F) w = float(exp(dot[rr] * p.scale + double(bias) - lse));
+            if (bias != -CUDART_INF_F) w = float(exp(softcapped(dot[rr] * p.scale, p.softcap) + double(bias) - lse));
         }
         P[i * p.Lk + j] = w;
     }
@@ -98,7 +104,7 @@ __global__ void __launch_bounds__(256) rowLseKernel(FlashParams p, Dtype dtype, 
         if (bias == -CUDART_INF_F) continue;
         double dot = 0.0;
         for (int d = 0; d < p.D; ++d) dot = fma(double(roundTo(qi[d], dtype)), double(roundTo(kg[j * p.D + d], dtype)), dot);
-        const double s = dot * p.scale + double(bias);
+        const double s = softcapped(dot * p.scale, p.softcap) + double(bias);
         if (s > m) {
             l = l * exp(m - s) + 1.0;
             m = s;

@@ -13,7 +13,14 @@ Result<ReferenceOutput> referenceAttention(const TensorView &q, const TensorView
 {
     AttentionOptions check;
     check.scale = static_cast<float>(options.scale);
+    check.softcap = static_cast<float>(options.softcap);
     if (Status s = validateAttention(q, k, v, mask, check); !s) return s;
+    const ComputeDtype dt = options.dtype;
+    // Inputs as the low-precision kernels see them (identity for F32).
+    const auto in = [dt](const TensorView &t, std::int64_t b, std::int64_t h, std::int64_t i, std::int64_t c) {
+        return static_cast<double>(roundToDtype(t.at(b, h, i, c), dt));
+    };
+    const double softcap = options.softcap;
 
     const std::int64_t B = q.shape[0], H = q.shape[1], Lq = q.shape[2], D = q.shape[3];
     const std::int64_t Hkv = k.shape[1], Lk = k.shape[2], Dv = v.shape[3];
@@ -48,15 +55,16 @@ Result<ReferenceOutput> referenceAttention(const TensorView &q, const TensorView
                 const std::int64_t i = rows[static_cast<std::size_t>(ri)];
                 const std::size_t rowIndex = static_cast<std::size_t>((b * H + h) * R + ri);
 
-                // s_j = scale · q_i · k_j + mask_ij          (-inf where masked)
+                // s_j = cap · tanh(scale · q_i · k_j / cap) + mask_ij      (no tanh without a cap; -inf where masked)
                 double rowMax = -kInf;
                 for (std::int64_t j = 0; j < Lk; ++j) {
                     const double bias = maskBias(mask, b, h, i, j, Lq, Lk);
                     double dot = 0.0;
                     if (bias != -kInf)
-                        for (std::int64_t c = 0; c < D; ++c)
-                            dot += static_cast<double>(q.at(b, h, i, c)) * static_cast<double>(k.at(b, hk, j, c));
-                    s[static_cast<std::size_t>(j)] = bias == -kInf ? -kInf : scale * dot + bias;
+                        for (std::int64_t c = 0; c < D; ++c) dot += in(q, b, h, i, c) * in(k, b, hk, j, c);
+                    double score = scale * dot;
+                    if (softcap > 0.0) score = softcap * std::tanh(score / softcap);
+                    s[static_cast<std::size_t>(j)] = bias == -kInf ? -kInf : score + bias;
                     rowMax = std::max(rowMax, s[static_cast<std::size_t>(j)]);
                 }
                 if (options.keepWeights)
@@ -74,7 +82,7 @@ Result<ReferenceOutput> referenceAttention(const TensorView &q, const TensorView
                     const double p = std::exp(s[static_cast<std::size_t>(j)] - rowMax) / sum;
                     if (options.keepWeights) r.P[rowIndex * static_cast<std::size_t>(Lk) + static_cast<std::size_t>(j)] = p;
                     if (p == 0.0) continue;
-                    for (std::int64_t c = 0; c < Dv; ++c) o[c] += p * static_cast<double>(v.at(b, hk, j, c));
+                    for (std::int64_t c = 0; c < Dv; ++c) o[c] += p * in(v, b, hk, j, c);
                 }
             }
             if (options.progress) options.progress(static_cast<double>(b * H + h + 1) / static_cast<double>(B * H));

@@ -11,7 +11,11 @@
 //   zero, set1, load, store, add, sub, mul, div, fma(a, b, c) = a * b + c, max, absolute
 //   keepInRange(x, c, lo, hi)        x where lo <= c <= hi, else -inf (lane-wise)
 //   negInfToZero(x)                  0 where x == -inf, else x
+//   selectLess(a, b, x, y)           a < b ? x : y (lane-wise)
+//   copySign(m, s)                   |m| with the sign of s
 //   exp2(x)                          2^x for x <= 0; exactly 0 for x < -125 (so -inf gives 0, never NaN)
+//
+// tanh.h adds tanh(x) for the soft-cap.
 //
 // exp2 is a degree-7 polynomial on the reduced argument f = x - round(x) in [-0.5, 0.5] (Taylor
 // coefficients of 2^f; truncation error < 6e-9 relative, i.e. well under one ulp), then scaled by 2^round(x).

@@ -36,6 +36,15 @@ inline Vec keepInRange(Vec x, Vec c, Vec lo, Vec hi)
     return {_mm256_blendv_ps(_mm256_set1_ps(-std::numeric_limits<float>::infinity()), x.v, keep)};
 }
 
+// a < b ? x : y, lane-wise.
+inline Vec selectLess(Vec a, Vec b, Vec x, Vec y) { return {_mm256_blendv_ps(y.v, x.v, _mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ))}; }
+// |magnitude| with the sign of `sign`.
+inline Vec copySign(Vec magnitude, Vec sign)
+{
+    const __m256 signBit = _mm256_set1_ps(-0.0f);
+    return {_mm256_or_ps(_mm256_andnot_ps(signBit, magnitude.v), _mm256_and_ps(signBit, sign.v))};
+}
+
 inline Vec negInfToZero(Vec x)
 {
     const __m256 isNegInf =

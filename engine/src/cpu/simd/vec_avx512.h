@@ -36,6 +36,19 @@ inline Vec keepInRange(Vec x, Vec c, Vec lo, Vec hi)
     return {_mm512_mask_blend_ps(keep, _mm512_set1_ps(-std::numeric_limits<float>::infinity()), x.v)};
 }
 
+// a < b ? x : y, lane-wise.
+inline Vec selectLess(Vec a, Vec b, Vec x, Vec y)
+{
+    return {_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ), y.v, x.v)};
+}
+// |magnitude| with the sign of `sign`.
+inline Vec copySign(Vec magnitude, Vec sign)
+{
+    const __m512i signBit = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+    const __m512i m = _mm512_andnot_si512(signBit, _mm512_castps_si512(magnitude.v));
+    return {_mm512_castsi512_ps(_mm512_or_si512(m, _mm512_and_si512(signBit, _mm512_castps_si512(sign.v))))};
+}
+
 inline Vec negInfToZero(Vec x)
 {
     const __mmask16 isNegInf =

@@ -45,6 +45,15 @@ inline Vec keepInRange(Vec x, Vec c, Vec lo, Vec hi)
     });
 }
 
+inline Vec selectLess(Vec a, Vec b, Vec x, Vec y)
+{
+    return lanewise([&](int i) { return a.v[i] < b.v[i] ? x.v[i] : y.v[i]; });
+}
+inline Vec copySign(Vec magnitude, Vec sign)
+{
+    return lanewise([&](int i) { return std::copysign(magnitude.v[i], sign.v[i]); });
+}
+
 inline Vec negInfToZero(Vec x)
 {
     return lanewise([&](int i) { return x.v[i] == -std::numeric_limits<float>::infinity() ? 0.0f : x.v[i]; });
