@@ -118,7 +118,7 @@ struct ForwardOptions {
 struct CapturedHead {
     HeadRef head;
     std::vector<float> weights;   // [L, L]: exactly what multiplied V (after ablations and overrides)
-    std::vector<float> scores;    // [L, L] when captureScores: scale·q·kᵀ + mask bias, -inf where masked
+    std::vector<float> scores;    // [L, L] when captureScores: scale·q·kᵀ (soft-capped for Gemma 2) + mask bias, -inf where masked
 };
 
 struct LayerQKV {

@@ -114,13 +114,10 @@ Result<std::vector<float>> attentionLayer(ForwardContext &ctx, std::int64_t laye
     for (const HeadOverride &o : ctx.opt.overrides)
         if (o.head.layer == layer) need(o.head.head);
 
-    if (c.attnSoftcap != 0.0f)
-        return Status(ErrorCode::Unavailable, "attention logit soft-capping (" + c.family +
-                                                  " attn_logit_softcapping) needs the attention API's softcap option, "
-                                                  "which this build does not have yet");
     AttentionOptions ao;
     ao.backend = ctx.opt.backend;
     ao.scale = scale;
+    ao.softcap = c.attnSoftcap;   // Gemma 2: on the scaled score, before the mask (as transformers' eager attention)
     ao.weights = needed.empty()                              ? WeightsRequest::none()
                  : static_cast<std::int64_t>(needed.size()) == H ? WeightsRequest::all()
                                                                  : WeightsRequest::only(needed);
@@ -188,8 +185,9 @@ Result<std::vector<float>> attentionLayer(ForwardContext &ctx, std::int64_t laye
                 for (std::int64_t j = 0; j < L; ++j) {
                     double dot = 0.0;
                     for (std::int64_t d = 0; d < dh; ++d) dot += static_cast<double>(qv.at(0, h, i, d)) * kv.at(0, h / group, j, d);
-                    cap.scores[static_cast<std::size_t>(i * L + j)] =
-                        static_cast<float>(dot) * scale + maskBias(mask, 0, h, i, j, L, L);
+                    float score = static_cast<float>(dot) * scale;
+                    if (c.attnSoftcap > 0.0f) score = c.attnSoftcap * std::tanh(score / c.attnSoftcap);
+                    cap.scores[static_cast<std::size_t>(i * L + j)] = score + maskBias(mask, 0, h, i, j, L, L);
                 }
         }
     }
