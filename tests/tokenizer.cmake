@@ -3,3 +3,4 @@
 # tools/make_tokenizer_fixtures.py), and every bad tokenizer file as an error value.
 
 attn_add_qt_test(tst_tokenizer LABELS model LIBS attn_engine nlohmann_json::nlohmann_json)
+attn_add_qt_test(tst_tokenizer_forms LABELS model LIBS attn_engine nlohmann_json::nlohmann_json)

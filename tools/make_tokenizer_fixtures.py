@@ -17,7 +17,9 @@ Writes under tests/fixtures/tokenizers/:
 Offsets in expected.json are BYTE offsets into the UTF-8 text (HF Python reports character offsets; they are
 converted here). Each row is [ids, offsets, special, decoded]: offsets flattened [begin0, end0, begin1, ...];
 special lists the positions of special tokens (those the post-processor added and special added tokens found in the
-text); decoded is decode(ids, skip_special_tokens=True), null where it equals the text.
+text); decoded is decode(ids, skip_special_tokens=True), null where it equals the text; an optional fifth element maps
+positions to Hugging Face's token string where it is not the vocabulary's.
+The forms of newer model families are tools/make_tokenizer_forms.py's.
 
 Training happens only with --retrain (or when a tokenizer is missing): WordPiece training in tokenizers is not
 deterministic (the order of its "##" alphabet comes from a hash set), so the committed vocabularies are the
@@ -252,12 +254,17 @@ def expectations(tok: Tokenizer, texts: list[str]) -> list[dict]:
     for text in texts:
         enc = tok.encode(text)
         decoded = tok.decode(enc.ids, skip_special_tokens=True)
-        rows.append([
+        row = [
             enc.ids,
             [x for pair in byte_offsets(text, enc.offsets) for x in pair],
             [k for k, (m, i) in enumerate(zip(enc.special_tokens_mask, enc.ids)) if m or i in special_ids],
             None if decoded == text else decoded,
-        ])
+        ]
+        # Hugging Face's token strings where they are not the vocabulary's (an lstrip added token keeps its spaces).
+        odd = {str(k): t for k, (t, i) in enumerate(zip(enc.tokens, enc.ids)) if t != tok.id_to_token(i)}
+        if odd:
+            row.append(odd)
+        rows.append(row)
     return rows
 
 

@@ -1,28 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Tokenizers for the real models: BERT WordPiece and GPT-2 byte-level BPE, read from a Hugging Face model folder
-// (tokenizer.json, or the legacy vocab.txt / vocab.json + merges.txt with tokenizer_config.json). Token ids equal
-// Hugging Face `tokenizers` on the committed parity fixtures (tests/fixtures/tokenizers, tst_tokenizer).
+// Tokenizers for the real models, read from a Hugging Face model folder: tokenizer.json as the pipeline Hugging Face
+// `tokenizers` runs (added tokens → normalizer → pre-tokenizer → model → post-processor; decoder for the way back),
+// or the legacy vocab.txt / vocab.json + merges.txt with tokenizer_config.json. Ids, offsets, type ids and special
+// flags equal `tokenizers.Tokenizer.from_file(...).encode(...)` on the committed parity fixtures
+// (tests/fixtures/tokenizers, tst_tokenizer*); docs/tokenizers.md lists the components, what is exact and what is
+// refused.
 //
-// Text:    UTF-8 in, UTF-8 out. Invalid UTF-8 input is an error (InvalidArgument), never silently replaced.
-// Offsets: BYTE offsets into the UTF-8 text given to encode(), half-open [begin, end). A token's text for a label
-//          is text.substr(begin, end - begin). Tokens added by the post-processor ([CLS], [SEP], <s>, ...) have
-//          [0, 0). A byte-level token that holds only part of a multi-byte character covers the whole character,
-//          so neighbouring tokens may share bytes (as in Hugging Face).
+// Text:    UTF-8 in, UTF-8 out. Invalid UTF-8 input is an error (InvalidArgument naming the byte offset), never
+//          silently replaced.
+// Offsets: per token, both BYTE offsets into the UTF-8 text of its sequence (begins/ends; text.substr(begin,
+//          end - begin) is the token's text for a label) and CODE-POINT offsets (charBegins/charEnds, what Hugging
+//          Face's Python API and transformers' return_offsets_mapping report). Half-open [begin, end). Tokens added
+//          by the post-processor ([CLS], [SEP], <s>, ...) have [0, 0). A token that holds only part of a character
+//          (byte-level BPE, byte fallback) covers the whole character, so neighbouring tokens may share bytes.
+//          ByteLevel offset trimming runs on code points as in the Python API; the byte offsets are its result.
 // Threads: a Tokenizer is immutable after loading except for an internal, locked BPE cache; encode() and
 //          decode() may be called from several threads at once. Copies are cheap and share the loaded data.
 //          There is no empty Tokenizer: hold one in a std::optional until it is loaded.
-// Unicode: each character class follows the Unicode data of the Hugging Face code it imitates (BERT's classes
-//          Unicode 8.0, NFD and StripAccents 9.0, GPT-2's \p{L}/\p{N} current); see tools/make_unicode_tables.py.
-//
-// Supported tokenizer.json parts (anything else is a FormatError naming the field):
-//   model.type       WordPiece, BPE (byte-level only: with a ByteLevel pre-tokenizer; merges as "a b" strings
-//                    or ["a", "b"] pairs; dropout is ignored; byte_fallback and subword affixes are refused)
-//   normalizer       null, BertNormalizer, Lowercase, NFD, StripAccents, Sequence of these
-//   pre_tokenizer    null, BertPreTokenizer, ByteLevel, Sequence of these
-//   post_processor   null, BertProcessing, RobertaProcessing, TemplateProcessing (single), ByteLevel, Sequence
-//   decoder          null, WordPiece, ByteLevel
-//   added_tokens     matched before the model and never split; content/lstrip/rstrip/normalized/special
+// Input:   fromTokenizerJsonText() and encode() take arbitrary bytes without aborting (the fuzzing entry points); a
+//          broken file is a FormatError naming the file and the JSON field.
 
 #include <attnscope/status.h>
 
@@ -36,7 +33,9 @@
 
 namespace attn {
 
-enum class TokenizerKind { WordPiece, ByteLevelBpe };
+enum class TokenizerKind { WordPiece, ByteLevelBpe, Bpe, Unigram };
+// "wordpiece", "byte_level_bpe", "bpe", "unigram": the name exports use.
+const char *tokenizerKindName(TokenizerKind kind);
 
 // Which files of a folder to read.
 enum class TokenizerFormat {
@@ -45,15 +44,30 @@ enum class TokenizerFormat {
     Legacy,        // vocab.txt (WordPiece), or vocab.json + merges.txt (byte-level BPE)
 };
 
-// One encoded text; all vectors have the same length (one entry per token).
+struct EncodeOptions {
+    bool addSpecialTokens = true; // the post-processor's framing ([CLS] … [SEP]; <s> …; GPT-2 adds nothing)
+    // Truncation to at most this many tokens in all, the post-processor's included (Hugging Face longest_first
+    // from the right: the longer sequence of a pair loses tokens first). Unset: no truncation. A length smaller
+    // than what the post-processor adds is an InvalidArgument.
+    std::optional<std::size_t> maxLength;
+};
+
+// One encoded text or pair; all vectors have one entry per token.
 struct Encoding {
     std::vector<std::int32_t> ids;
-    std::vector<std::string> tokens;     // vocabulary strings: "##ing", "Ġworld", "[CLS]"
-    std::vector<std::size_t> begins;     // byte offset of the token's text in the input (see above)
+    std::vector<std::string> tokens;     // Hugging Face's token strings: "##ing", "Ġworld", "[CLS]"; a Unigram
+                                         // [UNK] is the text it covers
+    std::vector<std::size_t> begins;     // byte offset of the token's text in its sequence's text (see above)
     std::vector<std::size_t> ends;       // one past its last byte
+    std::vector<std::size_t> charBegins; // the same in code points
+    std::vector<std::size_t> charEnds;
     std::vector<std::uint8_t> special;   // 1: a special token — post-processor framing, or a special added token
                                          // such as [MASK] or [UNK] wherever it came from (Hugging Face's
-                                         // special_tokens_mask marks the framing only)
+                                         // special_tokens_mask marks the framing only: `framing`)
+    std::vector<std::uint8_t> framing;   // 1: added by the post-processor
+    std::vector<std::int32_t> typeIds;   // token_type_ids from the post-processor (BERT pairs: 0 then 1)
+    std::vector<std::int8_t> sequence;   // 0: the text, 1: the pair, -1: added by the post-processor
+    bool truncated = false;              // tokens were removed by EncodeOptions::maxLength
 
     std::size_t size() const { return ids.size(); }
 };
@@ -71,10 +85,19 @@ public:
     static Result<Tokenizer> fromFolder(const std::string &folder, TokenizerFormat format = TokenizerFormat::Auto);
     // Reads one tokenizer.json file; tokenizer_config.json / special_tokens_map.json beside it name special tokens.
     static Result<Tokenizer> fromTokenizerJson(const std::string &path);
+    // tokenizer.json's text from memory (no config files); `name` stands for the file in messages. Takes any bytes
+    // (the fuzzing entry point).
+    static Result<Tokenizer> fromTokenizerJsonText(std::string_view json, const std::string &name = "tokenizer.json");
 
     // Encodes one sequence. addSpecialTokens applies the post-processor's framing ([CLS] … [SEP] for BERT;
     // GPT-2 adds nothing).
     Result<Encoding> encode(std::string_view text, bool addSpecialTokens = true) const;
+    Result<Encoding> encode(std::string_view text, const EncodeOptions &options) const;
+    // A sentence pair (NLI, QA): the post-processor's pair template, type ids from it; offsets of the pair's tokens
+    // point into `pair`.
+    Result<Encoding> encodePair(std::string_view text, std::string_view pair, const EncodeOptions &options = {}) const;
+    // How many tokens the post-processor adds to one sequence or a pair.
+    std::size_t addedTokenCount(bool pair) const;
 
     // Token ids back to text (Hugging Face's decode): ids of special tokens are dropped when skipSpecialTokens,
     // unknown ids are dropped; byte-level output with broken UTF-8 gets U+FFFD.
@@ -96,6 +119,8 @@ private:
     explicit Tokenizer(std::shared_ptr<const Impl> impl) : m_impl(std::move(impl)) {}
     static Result<Tokenizer> loadFromFolder(const std::string &folder, TokenizerFormat format);
     static Result<Tokenizer> loadFromTokenizerJson(const std::string &path);
+    Result<Encoding> encodePairImpl(std::string_view first, const std::string_view *second,
+                                    const EncodeOptions &options) const;
     std::shared_ptr<const Impl> m_impl;
 };
 

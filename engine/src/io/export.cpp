@@ -370,7 +370,7 @@ std::string modelInfoJson(const OpenedModel &m)
     info["softcap"] = Json{{"attention", c.attnSoftcap > 0 ? Json(c.attnSoftcap) : Json(nullptr)},
                            {"final", c.finalSoftcap > 0 ? Json(c.finalSoftcap) : Json(nullptr)}};
     if (m.tokenizer) {
-        info["tokenizer"] = Json{{"kind", m.tokenizer->kind() == TokenizerKind::WordPiece ? "wordpiece" : "byte_level_bpe"},
+        info["tokenizer"] = Json{{"kind", tokenizerKindName(m.tokenizer->kind())},
                                  {"source", m.tokenizer->source()},
                                  {"vocab_size", m.tokenizer->vocabSize()}};
     } else if (c.architecture == Architecture::Synthetic) {

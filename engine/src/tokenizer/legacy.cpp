@@ -98,11 +98,10 @@ void addSpecialAddedToken(Tokenizer::Impl &impl, const std::string &content)
 {
     for (const AddedToken &t : impl.addedTokens)
         if (t.content == content) return;
-    const Vocab &vocab = impl.modelVocab();
-    const auto it = vocab.find(content);
-    if (it == vocab.end()) return;
+    const auto id = impl.modelTokenToId(content);
+    if (!id) return;
     AddedToken t;
-    t.id = it->second;
+    t.id = *id;
     t.content = content;
     t.special = true;
     t.normalized = false;
@@ -228,10 +227,16 @@ Result<std::shared_ptr<Tokenizer::Impl>> loadLegacy(const std::string &folder, c
         if (icls == wp.vocab.end() || isep == wp.vocab.end())
             return Status{ErrorCode::FormatError,
                           vocabTxt + ": the framing token '" + (icls == wp.vocab.end() ? cls : sep) + "' is not in the vocabulary"};
-        TemplatePiece seq;
-        seq.isSequence = true;
-        impl->post.single = {TemplatePiece{false, {icls->second}, {cls}}, seq, TemplatePiece{false, {isep->second}, {sep}}};
-        impl->decoder.kind = Decoder::Kind::WordPiece;
+        // BertTokenizer's framing is BertProcessing's: [CLS] A [SEP] (B [SEP], type 1).
+        PostStep framing{PostStep::Kind::Bert};
+        framing.cls.ids = {icls->second};
+        framing.cls.tokens = {cls};
+        framing.sep.ids = {isep->second};
+        framing.sep.tokens = {sep};
+        impl->post.steps = {framing};
+        impl->post.present = true;
+        impl->decoder = {DecoderStep{DecoderStep::Kind::WordPiece}};
+        impl->hasDecoder = true;
         impl->addedTokens = config.addedTokensDecoder;
         for (const auto &[key, fallback] : {std::pair{"unk_token", "[UNK]"}, {"sep_token", "[SEP]"},
                                             {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}})
@@ -247,14 +252,17 @@ Result<std::shared_ptr<Tokenizer::Impl>> loadLegacy(const std::string &folder, c
         auto &bpe = impl->model.emplace<BpeModel>();
         if (Status s = readVocabJson(vocabJson, bpe.vocab); !s) return s;
         if (Status s = readMergesTxt(mergesTxt, bpe); !s) return s;
+        if (Status s = finalizeBpe(bpe); !s) return s;
         PreTokenizerStep pre{PreTokenizerStep::Kind::ByteLevel};
         pre.addPrefixSpace = config.addPrefixSpace.value_or(false);
         impl->preTokenizer = {pre};
-        impl->decoder.kind = Decoder::Kind::ByteLevel; // GPT-2's post-processor trims no offsets: nothing to set
+        impl->decoder = {DecoderStep{DecoderStep::Kind::ByteLevel}}; // GPT-2's post-processor trims no offsets
+        impl->hasDecoder = true;
         impl->addedTokens = config.addedTokensDecoder;
         addSpecialAddedToken(*impl, "<|endoftext|>");
         for (const auto &[key, token] : config.specialTokens) addSpecialAddedToken(*impl, token);
     }
+    impl->keepAddedIds = true; // transformers' slow tokenizers use the ids the config gives
     if (Status s = impl->finalize(); !s) return s;
     return impl;
 }
@@ -280,6 +288,16 @@ Result<Tokenizer> guarded(const std::string &what, F &&load)
 Result<Tokenizer> Tokenizer::fromTokenizerJson(const std::string &path)
 {
     return guarded(path, [&] { return loadFromTokenizerJson(path); });
+}
+
+Result<Tokenizer> Tokenizer::fromTokenizerJsonText(std::string_view json, const std::string &name)
+{
+    return guarded(name, [&]() -> Result<Tokenizer> {
+        auto impl = tokenizer::loadTokenizerJsonText(json, name);
+        if (!impl) return impl.status();
+        tokenizer::resolveSpecialIds(**impl, tokenizer::TokenizerConfig{});
+        return Tokenizer(std::move(*impl));
+    });
 }
 
 Result<Tokenizer> Tokenizer::fromFolder(const std::string &folder, TokenizerFormat format)

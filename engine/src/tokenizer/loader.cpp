@@ -12,67 +12,22 @@ namespace attn::tokenizer {
 
 namespace {
 
-Status formatError(const std::string &path, const std::string &field, const std::string &what)
-{
-    return {ErrorCode::FormatError, path + ": " + field + ": " + what};
-}
-
 std::string typeName(const Json &j) { return j.type_name(); }
 
-// A JSON id: an integer in [0, 2^31).
-std::optional<std::int32_t> jsonId(const Json &j)
-{
-    if (!j.is_number_integer()) return std::nullopt;
-    const auto v = j.get<std::int64_t>();
-    if (v < 0 || v > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
-    return static_cast<std::int32_t>(v);
-}
-
-bool boolOr(const Json &obj, const char *key, bool fallback)
-{
-    const auto it = obj.find(key);
-    return (it != obj.end() && it->is_boolean()) ? it->get<bool>() : fallback;
-}
-
-class JsonLoader {
+class JsonLoader : public JsonReader {
 public:
-    explicit JsonLoader(std::string path) : m_path(std::move(path)) {}
-
+    explicit JsonLoader(std::string p) { path = std::move(p); }
     Result<std::shared_ptr<Tokenizer::Impl>> load(const Json &root);
 
 private:
-    Status error(const std::string &field, const std::string &what) const { return formatError(m_path, field, what); }
-    // The "type" of a pipeline component (normalizer, pre_tokenizer, ...); empty for null: no component.
-    Result<std::string> componentType(const Json &j, const std::string &field) const
-    {
-        if (j.is_null()) return std::string();
-        if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
-            return error(field, "expected an object with a \"type\"");
-        return j["type"].get<std::string>();
-    }
-    // The members of a "Sequence" component, each read by readOne(member, its field name).
-    template <typename ReadOne>
-    Status readSequence(const Json &j, const char *key, const std::string &field, ReadOne &&readOne)
-    {
-        const auto it = j.find(key);
-        if (it == j.end() || !it->is_array()) return error(field + "." + key, "expected an array");
-        for (std::size_t i = 0; i < it->size(); ++i)
-            if (Status s = readOne((*it)[i], field + "." + key + "[" + std::to_string(i) + "]"); !s) return s;
-        return Status::ok();
-    }
-    Status readVocab(const Json &model, Vocab &vocab);
-    Status readModel(const Json &model, Tokenizer::Impl &impl);
-    Status readNormalizer(const Json &j, const std::string &field, std::vector<NormalizerStep> &out);
-    Status readPreTokenizer(const Json &j, const std::string &field, std::vector<PreTokenizerStep> &out);
-    Status readPostProcessor(const Json &j, const std::string &field, PostProcessor &out);
-    Status readDecoder(const Json &j, Decoder &out);
-    Status readAddedTokens(const Json &j, std::vector<AddedToken> &out);
-    Status readSpecialPair(const Json &j, const std::string &field, TemplatePiece &out);
-
-    std::string m_path;
+    Status readVocab(const Json &model, Vocab &vocab) const;
+    Status readModel(const Json &model, Tokenizer::Impl &impl) const;
+    Status readBpe(const Json &model, Tokenizer::Impl &impl) const;
+    Status readUnigram(const Json &model, Tokenizer::Impl &impl) const;
+    Status readAddedTokens(const Json &j, std::vector<AddedToken> &out) const;
 };
 
-Status JsonLoader::readVocab(const Json &model, Vocab &vocab)
+Status JsonLoader::readVocab(const Json &model, Vocab &vocab) const
 {
     const auto it = model.find("vocab");
     if (it == model.end()) return error("model.vocab", "missing");
@@ -88,7 +43,7 @@ Status JsonLoader::readVocab(const Json &model, Vocab &vocab)
     return Status::ok();
 }
 
-Status JsonLoader::readModel(const Json &model, Tokenizer::Impl &impl)
+Status JsonLoader::readModel(const Json &model, Tokenizer::Impl &impl) const
 {
     if (!model.is_object()) return error("model", "expected an object, found " + typeName(model));
     std::string type;
@@ -99,41 +54,60 @@ Status JsonLoader::readModel(const Json &model, Tokenizer::Impl &impl)
         type = "BPE"; // files from old writers carry no type tag
     } else if (model.contains("max_input_chars_per_word")) {
         type = "WordPiece";
+    } else if (model.contains("vocab") && model["vocab"].is_array()) {
+        type = "Unigram";
     } else {
         return error("model.type", "missing");
     }
+    if (type == "BPE") return readBpe(model, impl);
+    if (type == "Unigram") return readUnigram(model, impl);
+    if (type != "WordPiece")
+        return error("model.type", "'" + type + "' is not supported (WordPiece, BPE and Unigram are)");
 
-    if (type == "WordPiece") {
-        auto &wp = impl.model.emplace<WordPieceModel>();
-        if (Status s = readVocab(model, wp.vocab); !s) return s;
-        if (const auto u = model.find("unk_token"); u != model.end() && u->is_string()) wp.unkToken = u->get<std::string>();
-        if (const auto p = model.find("continuing_subword_prefix"); p != model.end() && p->is_string())
-            wp.prefix = p->get<std::string>();
-        if (const auto m = model.find("max_input_chars_per_word"); m != model.end()) {
-            const auto v = jsonId(*m);
-            if (!v) return error("model.max_input_chars_per_word", "expected a non-negative integer");
-            wp.maxInputCharsPerWord = static_cast<std::size_t>(*v);
-        }
-        const auto unk = wp.vocab.find(wp.unkToken);
-        if (unk == wp.vocab.end()) return error("model.unk_token", "'" + wp.unkToken + "' is not in model.vocab");
-        wp.unkId = unk->second;
-        impl.kind = TokenizerKind::WordPiece;
-        return Status::ok();
+    auto &wp = impl.model.emplace<WordPieceModel>();
+    if (Status s = readVocab(model, wp.vocab); !s) return s;
+    if (const auto u = model.find("unk_token"); u != model.end() && u->is_string()) wp.unkToken = u->get<std::string>();
+    if (const auto p = model.find("continuing_subword_prefix"); p != model.end() && p->is_string())
+        wp.prefix = p->get<std::string>();
+    if (const auto m = model.find("max_input_chars_per_word"); m != model.end()) {
+        const auto v = jsonId(*m);
+        if (!v) return error("model.max_input_chars_per_word", "expected a non-negative integer");
+        wp.maxInputCharsPerWord = static_cast<std::size_t>(*v);
     }
-    if (type != "BPE")
-        return error("model.type", "'" + type + "' is not supported (WordPiece and BPE are)");
+    const auto unk = wp.vocab.find(wp.unkToken);
+    if (unk == wp.vocab.end()) return error("model.unk_token", "'" + wp.unkToken + "' is not in model.vocab");
+    wp.unkId = unk->second;
+    impl.kind = TokenizerKind::WordPiece;
+    return Status::ok();
+}
 
+Status JsonLoader::readBpe(const Json &model, Tokenizer::Impl &impl) const
+{
     auto &bpe = impl.model.emplace<BpeModel>();
     if (Status s = readVocab(model, bpe.vocab); !s) return s;
-    for (const char *key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
-        const auto it = model.find(key);
-        if (it != model.end() && it->is_string() && !it->get<std::string>().empty())
-            return error(std::string("model.") + key, "is not supported (only byte-level BPE without affixes)");
+    if (const auto d = model.find("dropout"); d != model.end() && !d->is_null()) {
+        if (!d->is_number()) return error("model.dropout", "expected a number or null");
+        const double p = d->get<double>();
+        if (!(p >= 0.0 && p <= 1.0)) return error("model.dropout", "must be in [0, 1]");
+        if (p > 0.0)
+            return error("model.dropout", std::to_string(p) + " is refused: BPE dropout skips merges at random at "
+                                          "encode time, so no ids could be reproduced (inference files use null)");
     }
-    if (boolOr(model, "byte_fallback", false)) return error("model.byte_fallback", "true is not supported yet");
+    for (auto [key, out] : {std::pair{"continuing_subword_prefix", &bpe.prefix}, {"end_of_word_suffix", &bpe.suffix}}) {
+        const auto it = model.find(key);
+        if (it == model.end() || it->is_null()) continue;
+        if (!it->is_string()) return error(std::string("model.") + key, "expected a string or null");
+        *out = it->get<std::string>();
+    }
     bpe.fuseUnk = boolOr(model, "fuse_unk", false);
+    bpe.byteFallback = boolOr(model, "byte_fallback", false);
     bpe.ignoreMerges = boolOr(model, "ignore_merges", false);
-    if (const auto u = model.find("unk_token"); u != model.end() && u->is_string()) {
+    if (bpe.byteFallback && (!bpe.prefix.empty() || !bpe.suffix.empty()))
+        return error("model.byte_fallback", "true together with a continuing_subword_prefix or end_of_word_suffix is "
+                                            "refused: Hugging Face then falls back on the affix's bytes too and its "
+                                            "offsets run past the word");
+    if (const auto u = model.find("unk_token"); u != model.end() && !u->is_null()) {
+        if (!u->is_string()) return error("model.unk_token", "expected a string or null");
         const auto unk = bpe.vocab.find(u->get<std::string>());
         if (unk == bpe.vocab.end()) return error("model.unk_token", "'" + u->get<std::string>() + "' is not in model.vocab");
         bpe.unkId = unk->second;
@@ -159,152 +133,36 @@ Status JsonLoader::readModel(const Json &model, Tokenizer::Impl &impl)
         } else {
             return error(field, "expected \"a b\" or [\"a\", \"b\"], found " + m.dump());
         }
-        if (Status s = bpe.addMerge(a, b, m_path + ": " + field); !s) return s;
+        if (Status s = bpe.addMerge(a, b, path + ": " + field); !s) return s;
     }
-    impl.kind = TokenizerKind::ByteLevelBpe;
-    return Status::ok();
+    impl.kind = TokenizerKind::Bpe; // ByteLevelBpe when a ByteLevel component turns up (load())
+    return finalizeBpe(bpe);
 }
 
-Status JsonLoader::readNormalizer(const Json &j, const std::string &field, std::vector<NormalizerStep> &out)
+Status JsonLoader::readUnigram(const Json &model, Tokenizer::Impl &impl) const
 {
-    const auto typed = componentType(j, field);
-    if (!typed) return typed.status();
-    const std::string &type = *typed;
-    if (type.empty()) return Status::ok();
-    if (type == "BertNormalizer") {
-        NormalizerStep step{NormalizerStep::Kind::Bert};
-        step.cleanText = boolOr(j, "clean_text", true);
-        step.chineseChars = boolOr(j, "handle_chinese_chars", true);
-        step.lowercase = boolOr(j, "lowercase", true);
-        step.stripAccents = boolOr(j, "strip_accents", step.lowercase); // null: follows lowercase
-        out.push_back(step);
-    } else if (type == "Lowercase") {
-        out.push_back({NormalizerStep::Kind::Lowercase});
-    } else if (type == "NFD") {
-        out.push_back({NormalizerStep::Kind::Nfd});
-    } else if (type == "StripAccents") {
-        out.push_back({NormalizerStep::Kind::StripAccents});
-    } else if (type == "Sequence") {
-        return readSequence(j, "normalizers", field,
-                            [&](const Json &m, const std::string &f) { return readNormalizer(m, f, out); });
-    } else {
-        return error(field + ".type", "'" + type + "' is not supported");
+    auto &u = impl.model.emplace<UnigramModel>();
+    const auto vocab = model.find("vocab");
+    if (vocab == model.end()) return error("model.vocab", "missing");
+    if (!vocab->is_array()) return error("model.vocab", "expected an array of [piece, score], found " + typeName(*vocab));
+    for (std::size_t i = 0; i < vocab->size(); ++i) {
+        const Json &e = (*vocab)[i];
+        if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
+            return error("model.vocab[" + std::to_string(i) + "]", "expected [piece, score]");
+        u.pieces.push_back(e[0].get<std::string>());
+        u.scores.push_back(e[1].get<double>());
     }
-    return Status::ok();
-}
-
-Status JsonLoader::readPreTokenizer(const Json &j, const std::string &field, std::vector<PreTokenizerStep> &out)
-{
-    const auto typed = componentType(j, field);
-    if (!typed) return typed.status();
-    const std::string &type = *typed;
-    if (type.empty()) return Status::ok();
-    if (type == "BertPreTokenizer") {
-        out.push_back({PreTokenizerStep::Kind::Bert});
-    } else if (type == "ByteLevel") {
-        PreTokenizerStep step{PreTokenizerStep::Kind::ByteLevel};
-        step.addPrefixSpace = boolOr(j, "add_prefix_space", true);
-        step.useRegex = boolOr(j, "use_regex", true);
-        out.push_back(step);
-    } else if (type == "Sequence") {
-        return readSequence(j, "pretokenizers", field,
-                            [&](const Json &m, const std::string &f) { return readPreTokenizer(m, f, out); });
-    } else {
-        return error(field + ".type", "'" + type + "' is not supported");
+    if (const auto id = model.find("unk_id"); id != model.end() && !id->is_null()) {
+        const auto v = jsonId(*id);
+        if (!v) return error("model.unk_id", "expected a non-negative integer or null");
+        u.unkId = *v;
     }
-    return Status::ok();
+    u.byteFallback = boolOr(model, "byte_fallback", false);
+    impl.kind = TokenizerKind::Unigram;
+    return u.build(path + ": model");
 }
 
-Status JsonLoader::readSpecialPair(const Json &j, const std::string &field, TemplatePiece &out)
-{
-    if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !jsonId(j[1]))
-        return error(field, "expected [\"token\", id]");
-    out.tokens = {j[0].get<std::string>()};
-    out.ids = {*jsonId(j[1])};
-    return Status::ok();
-}
-
-Status JsonLoader::readPostProcessor(const Json &j, const std::string &field, PostProcessor &out)
-{
-    const auto typed = componentType(j, field);
-    if (!typed) return typed.status();
-    const std::string &type = *typed;
-    if (type.empty()) return Status::ok();
-    if (type == "BertProcessing" || type == "RobertaProcessing") {
-        TemplatePiece cls, sep;
-        if (Status s = readSpecialPair(j.value("cls", Json()), field + ".cls", cls); !s) return s;
-        if (Status s = readSpecialPair(j.value("sep", Json()), field + ".sep", sep); !s) return s;
-        TemplatePiece seq;
-        seq.isSequence = true;
-        out.single = {cls, seq, sep};
-        if (type == "RobertaProcessing") {
-            out.trimOffsets = boolOr(j, "trim_offsets", true);
-            out.trimAddPrefixSpace = boolOr(j, "add_prefix_space", true);
-        }
-    } else if (type == "ByteLevel") {
-        out.trimOffsets = boolOr(j, "trim_offsets", true);
-        out.trimAddPrefixSpace = boolOr(j, "add_prefix_space", true);
-    } else if (type == "TemplateProcessing") {
-        const auto single = j.find("single");
-        if (single == j.end() || !single->is_array()) return error(field + ".single", "expected an array");
-        const Json specials = j.value("special_tokens", Json::object());
-        out.single.clear();
-        for (std::size_t i = 0; i < single->size(); ++i) {
-            const Json &piece = (*single)[i];
-            const std::string pf = field + ".single[" + std::to_string(i) + "]";
-            TemplatePiece t;
-            if (piece.contains("Sequence")) {
-                t.isSequence = true;
-            } else if (piece.contains("SpecialToken") && piece["SpecialToken"].contains("id")
-                       && piece["SpecialToken"]["id"].is_string()) {
-                const auto name = piece["SpecialToken"]["id"].get<std::string>();
-                if (!specials.is_object() || !specials.contains(name))
-                    return error(field + ".special_tokens", "'" + name + "' is used by the template but not defined");
-                const Json &def = specials[name];
-                const auto ids = def.find("ids"), tokens = def.find("tokens");
-                if (ids == def.end() || tokens == def.end() || !ids->is_array() || !tokens->is_array()
-                    || ids->size() != tokens->size())
-                    return error(field + ".special_tokens." + name, "expected \"ids\" and \"tokens\" of equal length");
-                for (std::size_t k = 0; k < ids->size(); ++k) {
-                    const auto id = jsonId((*ids)[k]);
-                    if (!id || !(*tokens)[k].is_string())
-                        return error(field + ".special_tokens." + name, "bad id or token at " + std::to_string(k));
-                    t.ids.push_back(*id);
-                    t.tokens.push_back((*tokens)[k].get<std::string>());
-                }
-            } else {
-                return error(pf, "expected {\"Sequence\": ...} or {\"SpecialToken\": {\"id\": ...}}");
-            }
-            out.single.push_back(std::move(t));
-        }
-    } else if (type == "Sequence") {
-        return readSequence(j, "processors", field,
-                            [&](const Json &m, const std::string &f) { return readPostProcessor(m, f, out); });
-    } else {
-        return error(field + ".type", "'" + type + "' is not supported");
-    }
-    return Status::ok();
-}
-
-Status JsonLoader::readDecoder(const Json &j, Decoder &out)
-{
-    const auto typed = componentType(j, "decoder");
-    if (!typed) return typed.status();
-    const std::string &type = *typed;
-    if (type.empty()) return Status::ok();
-    if (type == "WordPiece") {
-        out.kind = Decoder::Kind::WordPiece;
-        if (const auto p = j.find("prefix"); p != j.end() && p->is_string()) out.prefix = p->get<std::string>();
-        out.cleanup = boolOr(j, "cleanup", true);
-    } else if (type == "ByteLevel") {
-        out.kind = Decoder::Kind::ByteLevel;
-    } else {
-        return error("decoder.type", "'" + type + "' is not supported");
-    }
-    return Status::ok();
-}
-
-Status JsonLoader::readAddedTokens(const Json &j, std::vector<AddedToken> &out)
+Status JsonLoader::readAddedTokens(const Json &j, std::vector<AddedToken> &out) const
 {
     if (j.is_null()) return Status::ok();
     if (!j.is_array()) return error("added_tokens", "expected an array, found " + typeName(j));
@@ -332,28 +190,43 @@ Result<std::shared_ptr<Tokenizer::Impl>> JsonLoader::load(const Json &root)
 {
     if (!root.is_object()) return error("(top level)", "expected a JSON object, found " + typeName(root));
     auto impl = std::make_shared<Tokenizer::Impl>();
-    impl->source = m_path;
+    impl->source = path;
     const auto model = root.find("model");
     if (model == root.end()) return error("model", "missing");
     if (Status s = readModel(*model, *impl); !s) return s;
-    if (Status s = readNormalizer(root.value("normalizer", Json()), "normalizer", impl->normalizer); !s) return s;
-    if (Status s = readPreTokenizer(root.value("pre_tokenizer", Json()), "pre_tokenizer", impl->preTokenizer); !s)
+    if (Status s = normalizer(root.value("normalizer", Json()), "normalizer", impl->normalizer); !s) return s;
+    if (Status s = preTokenizer(root.value("pre_tokenizer", Json()), "pre_tokenizer", impl->preTokenizer); !s)
         return s;
-    if (Status s = readPostProcessor(root.value("post_processor", Json()), "post_processor", impl->post); !s) return s;
-    if (Status s = readDecoder(root.value("decoder", Json()), impl->decoder); !s) return s;
+    if (Status s = postProcessor(root.value("post_processor", Json()), "post_processor", impl->post); !s) return s;
+    const Json decoderJson = root.value("decoder", Json());
+    if (Status s = decoder(decoderJson, "decoder", impl->decoder); !s) return s;
+    impl->hasDecoder = !decoderJson.is_null();
     if (Status s = readAddedTokens(root.value("added_tokens", Json()), impl->addedTokens); !s) return s;
-    if (impl->kind == TokenizerKind::ByteLevelBpe) {
+    if (impl->kind == TokenizerKind::Bpe) {
         bool byteLevel = false;
         for (const auto &step : impl->preTokenizer) byteLevel |= step.kind == PreTokenizerStep::Kind::ByteLevel;
-        if (!byteLevel)
-            return error("pre_tokenizer", "a BPE model needs a ByteLevel pre-tokenizer here (only byte-level BPE "
-                                          "is supported)");
+        for (const auto &step : impl->normalizer) byteLevel |= step.kind == NormalizerStep::Kind::ByteLevel;
+        if (byteLevel) impl->kind = TokenizerKind::ByteLevelBpe;
     }
     if (Status s = impl->finalize(); !s) return s;
     return impl;
 }
 
 } // namespace
+
+bool boolOr(const Json &obj, const char *key, bool fallback)
+{
+    const auto it = obj.find(key);
+    return (it != obj.end() && it->is_boolean()) ? it->get<bool>() : fallback;
+}
+
+std::optional<std::int32_t> jsonId(const Json &j)
+{
+    if (!j.is_number_integer()) return std::nullopt;
+    const auto v = j.get<std::int64_t>();
+    if (v < 0 || v > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
+    return static_cast<std::int32_t>(v);
+}
 
 std::string joinPath(const std::string &folder, const std::string &name)
 {
@@ -388,15 +261,23 @@ Result<Json> parseJsonFile(const std::string &path)
     }
 }
 
+Result<std::shared_ptr<Tokenizer::Impl>> loadTokenizerJsonText(std::string_view text, const std::string &name)
+{
+    try {
+        const Json root = Json::parse(text);
+        return JsonLoader(name).load(root);
+    } catch (const Json::parse_error &e) {
+        return Status{ErrorCode::FormatError, name + ": not valid JSON: " + e.what()};
+    } catch (const Json::exception &e) { // a field of an unexpected type that slipped past the checks
+        return Status{ErrorCode::FormatError, name + ": " + e.what()};
+    }
+}
+
 Result<std::shared_ptr<Tokenizer::Impl>> loadTokenizerJson(const std::string &path)
 {
-    auto root = parseJsonFile(path);
-    if (!root) return root.status();
-    try {
-        return JsonLoader(path).load(*root);
-    } catch (const Json::exception &e) { // a field of an unexpected type that slipped past the checks
-        return Status{ErrorCode::FormatError, path + ": " + e.what()};
-    }
+    auto text = readTextFile(path);
+    if (!text) return text.status();
+    return loadTokenizerJsonText(*text, path);
 }
 
 } // namespace attn::tokenizer

@@ -27,6 +27,27 @@ struct TokenizerConfig {
 Result<TokenizerConfig> readTokenizerConfig(const std::string &folder);
 
 Result<std::shared_ptr<Tokenizer::Impl>> loadTokenizerJson(const std::string &path);
+// Reads tokenizer.json from memory; `name` stands for the file in error messages (the fuzz entry point).
+Result<std::shared_ptr<Tokenizer::Impl>> loadTokenizerJsonText(std::string_view text, const std::string &name);
+
+// The components of tokenizer.json (loader_components.cpp); errors name the file and the JSON field.
+struct JsonReader {
+    std::string path;
+    Status error(const std::string &field, const std::string &what) const;
+    // The "type" of a component; empty for null (no component).
+    Result<std::string> componentType(const Json &j, const std::string &field) const;
+    Status normalizer(const Json &j, const std::string &field, std::vector<NormalizerStep> &out) const;
+    Status preTokenizer(const Json &j, const std::string &field, std::vector<PreTokenizerStep> &out) const;
+    Status postProcessor(const Json &j, const std::string &field, PostProcessor &out) const;
+    Status decoder(const Json &j, const std::string &field, std::vector<DecoderStep> &out) const;
+
+    Result<Regex> pattern(const Json &j, const std::string &field) const; // {"String": s} or {"Regex": r}
+    Status templateItems(const Json &j, const Json &specials, const std::string &field,
+                         std::vector<TemplateItem> &out) const;
+    Status specialPair(const Json &j, const std::string &field, TemplateItem &out) const;
+};
+bool boolOr(const Json &obj, const char *key, bool fallback);
+std::optional<std::int32_t> jsonId(const Json &j);
 Result<std::shared_ptr<Tokenizer::Impl>> loadLegacy(const std::string &folder, const TokenizerConfig &config);
 // Fills impl.specialIds from the config, else from the conventional token names.
 void resolveSpecialIds(Tokenizer::Impl &impl, const TokenizerConfig &config);

@@ -1,39 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Pre-tokenizers: BERT's whitespace/punctuation split and GPT-2's byte-level split.
+// Pre-tokenizers: each splits every current piece (and may rewrite it, as ByteLevel and Metaspace do), with the
+// split rules of Hugging Face's NormalizedString::split (normalized.cpp).
 
 #include "pipeline.h"
-
-#include <array>
 
 namespace attn::tokenizer {
 
 namespace {
 
-// BertPreTokenizer: whitespace separates and is dropped; each punctuation character is a word of its own.
-std::vector<Text> bertSplit(const Text &text)
-{
-    std::vector<Text> words;
-    Text current;
-    auto flush = [&] {
-        if (!current.empty()) words.push_back(std::move(current));
-        current.clear();
-    };
-    for (const Char &c : text) {
-        if (isWhitespace(c.cp)) {
-            flush();
-        } else if (isBertPunctuation(c.cp)) {
-            flush();
-            words.push_back({c});
-        } else {
-            current.push_back(c);
-        }
-    }
-    flush();
-    return words;
-}
-
 struct ByteTable {
     std::array<char32_t, 256> toUnicode{};
+    std::unordered_map<char32_t, std::uint8_t> toByte;
     ByteTable()
     {
         // Printable bytes stand for themselves; the other 68 take U+0100.. in byte order (space → Ġ U+0120).
@@ -41,6 +18,7 @@ struct ByteTable {
         for (int b = 0; b < 256; ++b) {
             const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
             toUnicode[static_cast<std::size_t>(b)] = printable ? static_cast<char32_t>(b) : next++;
+            toByte[toUnicode[static_cast<std::size_t>(b)]] = static_cast<std::uint8_t>(b);
         }
     }
 };
@@ -50,39 +28,111 @@ const ByteTable &byteTable()
     return table;
 }
 
-// ByteLevel: optional prefix space, the GPT-2 split, then every UTF-8 byte as its stand-in character. The bytes
-// of one character all keep that character's byte range.
-std::vector<Text> byteLevelSplit(const PreTokenizerStep &step, Text text)
+using Pieces = std::vector<NormalizedText>;
+
+// ByteLevel: optional prefix space, the GPT-2 split, then every UTF-8 byte as its stand-in character. The bytes of
+// one character all keep that character's range.
+void byteLevel(const PreTokenizerStep &step, NormalizedText piece, Pieces &out)
 {
-    if (step.addPrefixSpace && !text.empty() && text.front().cp != U' ')
-        text.insert(text.begin(), Char{U' ', text.front().begin, text.front().end});
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;
-    if (step.useRegex)
-        ranges = gpt2Split(text);
-    else if (!text.empty())
-        ranges.push_back({0, text.size()});
-    std::vector<Text> words;
-    words.reserve(ranges.size());
-    std::string utf8;
-    for (const auto &[from, to] : ranges) {
-        Text word;
-        for (std::size_t i = from; i < to; ++i) {
-            utf8.clear();
-            appendUtf8(text[i].cp, utf8);
-            for (char b : utf8)
-                word.push_back({byteToUnicode(static_cast<std::uint8_t>(b)), text[i].begin, text[i].end});
-        }
-        words.push_back(std::move(word));
+    if (step.addPrefixSpace && (piece.chars.empty() || piece.chars.front().cp != U' ')) piece.prepend(U" ");
+    const std::size_t first = out.size();
+    if (step.useRegex) {
+        for (NormalizedText &p : piece.split(regexSpans(gpt2Regex(), piece), SplitBehavior::Isolated))
+            out.push_back(std::move(p));
+    } else if (!piece.empty()) {
+        out.push_back(std::move(piece));
     }
-    return words;
+    for (std::size_t i = first; i < out.size(); ++i) byteLevelMap(out[i]);
 }
 
-bool isOtherClass(char32_t cp) // [^\s\p{L}\p{N}]
+void metaspace(const PreTokenizerStep &step, NormalizedText piece, Pieces &out)
 {
-    return !isWhitespace(cp) && !isLetter(cp) && !isNumber(cp);
+    const char32_t rep = step.replacement;
+    const std::u32string repString(1, rep);
+    piece.replace(charSpans(piece, [](char32_t cp) { return cp == U' '; }), repString);
+    const bool startsWithRep = !piece.empty() && piece.chars.front().cp == rep;
+    if ((step.prependScheme == PrependScheme::Always && !startsWithRep)
+        || (step.prependScheme == PrependScheme::First && !startsWithRep && piece.origin == 0))
+        piece.prepend(repString);
+    if (!step.split) {
+        if (!piece.empty()) out.push_back(std::move(piece));
+        return;
+    }
+    for (NormalizedText &p : piece.split(charSpans(piece, [rep](char32_t cp) { return cp == rep; }),
+                                         SplitBehavior::MergedWithNext))
+        out.push_back(std::move(p));
+}
+
+bool isPunctuation(char32_t cp) { return isBertPunctuation(cp); } // ASCII punctuation or Unicode P*
+
+// The Whitespace pre-tokenizer's \w+|[^\w\s]+ (Rust regex): maximal runs of word characters, or of characters that
+// are neither word nor whitespace; whitespace is dropped.
+Spans whitespaceSpans(const NormalizedText &text)
+{
+    Spans spans;
+    const auto &c = text.chars;
+    auto cls = [&](std::size_t i) { return isRustWord(c[i].cp) ? 1 : isWhitespace(c[i].cp) ? 0 : 2; };
+    for (std::size_t i = 0; i < c.size();) {
+        const int k = cls(i);
+        std::size_t j = i + 1;
+        while (j < c.size() && cls(j) == k) ++j;
+        spans.push_back({i, j, k == 0});
+        i = j;
+    }
+    if (spans.empty()) spans.push_back({0, 0, false});
+    return spans;
+}
+
+void applyStep(const PreTokenizerStep &step, NormalizedText piece, Pieces &out)
+{
+    auto splitBy = [&](const Spans &spans, SplitBehavior behavior) {
+        for (NormalizedText &p : piece.split(spans, behavior)) out.push_back(std::move(p));
+    };
+    switch (step.kind) {
+    case PreTokenizerStep::Kind::Bert: {
+        for (NormalizedText &word : piece.split(charSpans(piece, isWhitespace), SplitBehavior::Removed))
+            for (NormalizedText &p : word.split(charSpans(word, isBertPunctuation), SplitBehavior::Isolated))
+                out.push_back(std::move(p));
+        return;
+    }
+    case PreTokenizerStep::Kind::ByteLevel: byteLevel(step, std::move(piece), out); return;
+    case PreTokenizerStep::Kind::Metaspace: metaspace(step, std::move(piece), out); return;
+    case PreTokenizerStep::Kind::Split: {
+        Spans spans = regexSpans(*step.regex, piece);
+        if (step.invert) invertSpans(spans);
+        splitBy(spans, step.behavior);
+        return;
+    }
+    case PreTokenizerStep::Kind::Digits:
+        splitBy(charSpans(piece, isRustNumeric),
+                step.individualDigits ? SplitBehavior::Isolated : SplitBehavior::Contiguous);
+        return;
+    case PreTokenizerStep::Kind::Punctuation: splitBy(charSpans(piece, isPunctuation), step.behavior); return;
+    case PreTokenizerStep::Kind::Whitespace: splitBy(whitespaceSpans(piece), SplitBehavior::Removed); return;
+    case PreTokenizerStep::Kind::WhitespaceSplit: splitBy(charSpans(piece, isWhitespace), SplitBehavior::Removed); return;
+    case PreTokenizerStep::Kind::CharDelimiterSplit: {
+        const char32_t d = step.replacement;
+        splitBy(charSpans(piece, [d](char32_t cp) { return cp == d; }), SplitBehavior::Removed);
+        return;
+    }
+    }
 }
 
 } // namespace
+
+void byteLevelMap(NormalizedText &text)
+{
+    Changes changes;
+    changes.reserve(text.chars.size() * 2);
+    std::string utf8;
+    for (const Char &c : text.chars) {
+        utf8.clear();
+        appendUtf8(c.cp, utf8);
+        for (std::size_t k = 0; k < utf8.size(); ++k)
+            changes.push_back({byteToUnicode(static_cast<std::uint8_t>(utf8[k])), k == 0 ? 0 : 1});
+    }
+    text.transform(changes);
+}
 
 char32_t byteToUnicode(std::uint8_t byte)
 {
@@ -91,78 +141,27 @@ char32_t byteToUnicode(std::uint8_t byte)
 
 std::optional<std::uint8_t> unicodeToByte(char32_t cp)
 {
-    static const std::unordered_map<char32_t, std::uint8_t> reverse = [] {
-        std::unordered_map<char32_t, std::uint8_t> m;
-        for (int b = 0; b < 256; ++b) m[byteTable().toUnicode[static_cast<std::size_t>(b)]] = static_cast<std::uint8_t>(b);
-        return m;
-    }();
-    const auto it = reverse.find(cp);
-    if (it == reverse.end()) return std::nullopt;
+    const auto &m = byteTable().toByte;
+    const auto it = m.find(cp);
+    if (it == m.end()) return std::nullopt;
     return it->second;
 }
 
-// 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-// The alternatives are tried in this order at each position, as the regex engine does; every character falls in
-// one of the classes, so the pieces cover the text.
-std::vector<std::pair<std::size_t, std::size_t>> gpt2Split(const Text &text)
+const Regex &gpt2Regex()
 {
-    std::vector<std::pair<std::size_t, std::size_t>> pieces;
-    const std::size_t n = text.size();
-    auto at = [&](std::size_t i) -> char32_t { return i < n ? text[i].cp : 0; };
-    auto runOf = [&](std::size_t i, bool (*pred)(char32_t)) {
-        while (i < n && pred(text[i].cp)) ++i;
-        return i;
-    };
-    std::size_t i = 0;
-    while (i < n) {
-        const char32_t c = at(i);
-        if (c == U'\'') {
-            const char32_t c1 = at(i + 1), c2 = at(i + 2);
-            std::size_t len = 0;
-            if (c1 == U's' || c1 == U't' || c1 == U'm' || c1 == U'd')
-                len = 2;
-            else if ((c1 == U'r' && c2 == U'e') || (c1 == U'v' && c2 == U'e') || (c1 == U'l' && c2 == U'l'))
-                len = 3;
-            if (len != 0) {
-                pieces.push_back({i, i + len});
-                i += len;
-                continue;
-            }
-        }
-        // " ?X+" for the three classes: the optional space is taken when the class follows it.
-        const std::size_t s = (c == U' ' && i + 1 < n && !isWhitespace(at(i + 1))) ? i + 1 : i;
-        const char32_t head = at(s);
-        if (!isWhitespace(head)) {
-            bool (*pred)(char32_t) = isLetter(head) ? isLetter : isNumber(head) ? isNumber : isOtherClass;
-            const std::size_t end = runOf(s, pred);
-            pieces.push_back({i, end});
-            i = end;
-            continue;
-        }
-        // Whitespace: \s+(?!\S) takes the run but leaves its last character when a non-space follows and the run
-        // is longer than one; otherwise \s+ takes what is left.
-        const std::size_t end = runOf(i, isWhitespace);
-        const std::size_t take = (end < n && end - i > 1) ? end - 1 : end;
-        pieces.push_back({i, take});
-        i = take;
-    }
-    return pieces;
+    static const Regex re = *Regex::compile(R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)");
+    return re;
 }
 
-std::vector<Text> preTokenize(const std::vector<PreTokenizerStep> &steps, Text text)
+void preTokenize(const std::vector<PreTokenizerStep> &steps, std::vector<NormalizedText> &pieces)
 {
-    std::vector<Text> words;
-    if (!text.empty()) words.push_back(std::move(text));
     for (const PreTokenizerStep &step : steps) {
-        std::vector<Text> next;
-        for (Text &word : words) {
-            std::vector<Text> parts = step.kind == PreTokenizerStep::Kind::Bert ? bertSplit(word)
-                                                                                : byteLevelSplit(step, std::move(word));
-            for (Text &p : parts) next.push_back(std::move(p));
-        }
-        words = std::move(next);
+        Pieces next;
+        next.reserve(pieces.size());
+        for (NormalizedText &piece : pieces) applyStep(step, std::move(piece), next);
+        std::erase_if(next, [](const NormalizedText &p) { return p.empty(); });
+        pieces = std::move(next);
     }
-    return words;
 }
 
 } // namespace attn::tokenizer

@@ -49,29 +49,6 @@ int readUtf8(std::string_view s, std::size_t i, char32_t &cp)
     return lead.length;
 }
 
-constexpr char32_t kHangulBase = 0xAC00, kHangulCount = 11172;
-constexpr char32_t kLBase = 0x1100, kVBase = 0x1161, kTBase = 0x11A7, kVCount = 21, kTCount = 28;
-
-void decompose(char32_t cp, std::u32string &out)
-{
-    if (cp >= kHangulBase && cp < kHangulBase + kHangulCount) {
-        const char32_t s = cp - kHangulBase;
-        out.push_back(kLBase + s / (kVCount * kTCount));
-        out.push_back(kVBase + (s % (kVCount * kTCount)) / kTCount);
-        if (s % kTCount != 0) out.push_back(kTBase + s % kTCount);
-        return;
-    }
-    const auto *end = ucd::kDecompositions + ucd::kDecompositionCount;
-    const auto *it = std::lower_bound(ucd::kDecompositions, end, cp,
-                                      [](const ucd::Decomposition &d, char32_t v) { return d.cp < v; });
-    if (it == end || it->cp != cp) {
-        out.push_back(cp);
-        return;
-    }
-    decompose(it->first, out);
-    if (it->second != 0) decompose(it->second, out);
-}
-
 } // namespace
 
 std::size_t decodeUtf8(std::string_view bytes, Text &out, std::uint32_t offset)
@@ -111,6 +88,20 @@ std::string toUtf8(const Text &text, std::size_t from, std::size_t to)
     std::string out;
     out.reserve(to - from);
     for (std::size_t i = from; i < to; ++i) appendUtf8(text[i].cp, out);
+    return out;
+}
+
+std::u32string toCodePoints(std::string_view utf8)
+{
+    std::u32string out;
+    out.reserve(utf8.size());
+    for (std::size_t i = 0; i < utf8.size();) {
+        char32_t cp = 0;
+        const int n = readUtf8(utf8, i, cp);
+        if (n < 0) break;
+        out.push_back(cp);
+        i += static_cast<std::size_t>(n);
+    }
     return out;
 }
 
@@ -172,56 +163,53 @@ bool isChineseChar(char32_t cp)
 
 std::uint8_t combiningClass(char32_t cp)
 {
+    if (cp < 0x300) return 0;
     const auto *end = ucd::kCombiningRanges + ucd::kCombiningRangeCount;
     const auto *it = std::lower_bound(ucd::kCombiningRanges, end, cp,
                                       [](const ucd::CombiningRange &r, char32_t v) { return r.last < v; });
     return (it != end && it->first <= cp) ? it->ccc : 0;
 }
 
-Text nfd(const Text &text)
+void appendLowerChanges(char32_t cp, Changes &out)
 {
-    Text out;
-    out.reserve(text.size());
-    std::u32string parts;
-    for (const Char &c : text) {
-        parts.clear();
-        decompose(c.cp, parts);
-        for (char32_t p : parts) out.push_back({p, c.begin, c.end});
-    }
-    // Canonical ordering: a stable sort by combining class within each run of non-starters.
-    for (std::size_t i = 0; i < out.size();) {
-        if (combiningClass(out[i].cp) == 0) {
-            ++i;
-            continue;
-        }
-        std::size_t j = i;
-        while (j < out.size() && combiningClass(out[j].cp) != 0) ++j;
-        std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j),
-                         [](const Char &a, const Char &b) { return combiningClass(a.cp) < combiningClass(b.cp); });
-        i = j;
-    }
-    return out;
-}
-
-void appendLower(const Char &c, Text &out)
-{
-    if (c.cp == 0x130) { // İ: i + COMBINING DOT ABOVE
-        out.push_back({U'i', c.begin, c.end});
-        out.push_back({0x307, c.begin, c.end});
+    if (cp == 0x130) { // İ: i + COMBINING DOT ABOVE
+        out.push_back({U'i', 0});
+        out.push_back({0x307, 1});
         return;
     }
     const auto *end = ucd::kLowerRuns + ucd::kLowerRunCount;
-    const auto *it = std::upper_bound(ucd::kLowerRuns, end, c.cp,
+    const auto *it = std::upper_bound(ucd::kLowerRuns, end, cp,
                                       [](char32_t v, const ucd::LowerRun &r) { return v < r.first; });
     if (it != ucd::kLowerRuns) {
         const ucd::LowerRun &r = *(it - 1);
-        const char32_t d = c.cp - r.first;
+        const char32_t d = cp - r.first;
         if (d % r.stride == 0 && d / r.stride < r.count) {
-            out.push_back({static_cast<char32_t>(static_cast<std::int64_t>(c.cp) + r.delta), c.begin, c.end});
+            out.push_back({static_cast<char32_t>(static_cast<std::int64_t>(cp) + r.delta), 0});
             return;
         }
     }
-    out.push_back(c);
+    out.push_back({cp, 0});
+}
+
+namespace {
+// Runs alternate between "not in the set" (before the first start) and "in the set".
+bool inRuns(const char32_t *starts, std::size_t count, char32_t cp)
+{
+    const auto *it = std::upper_bound(starts, starts + count, cp);
+    return (it - starts) % 2 == 1;
+}
+} // namespace
+
+bool isRustWord(char32_t cp)
+{
+    if (cp < 0x80) return (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z') || cp == '_';
+    return inRuns(ucd::kWordRunStarts, ucd::kWordRunStartCount, cp);
+}
+
+bool isRustNumeric(char32_t cp)
+{
+    if (cp < 0x80) return cp >= '0' && cp <= '9';
+    return inRuns(ucd::kNumericRunStarts, ucd::kNumericRunStartCount, cp);
 }
 
 } // namespace attn::tokenizer

@@ -25,7 +25,10 @@ using Text = std::vector<Char>;
 // first invalid sequence, or npos when the text is valid.
 std::size_t decodeUtf8(std::string_view bytes, Text &out, std::uint32_t offset = 0);
 void appendUtf8(char32_t cp, std::string &out);
+inline std::size_t utf8Length(char32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
 std::string toUtf8(const Text &text, std::size_t from, std::size_t to);
+// The code points of valid UTF-8 (an invalid tail is cut off).
+std::u32string toCodePoints(std::string_view utf8);
 // Decodes bytes that may be broken UTF-8: each maximal invalid subpart becomes U+FFFD (Rust's from_utf8_lossy).
 std::string utf8Lossy(std::string_view bytes);
 
@@ -41,11 +44,31 @@ bool isBertControl(char32_t cp);     // Cc, Cf, Co, but not \t \n \r
 bool isBertPunctuation(char32_t cp); // ASCII 33–47, 58–64, 91–96, 123–126, or P*
 bool isChineseChar(char32_t cp);     // the CJK ideograph blocks BERT pads with spaces
 
+// Rust regex \w (Alphabetic, marks, Nd, Pc, Join_Control at the regex crate's Unicode version) and Rust's
+// char::is_numeric, both read off tokenizers itself (unicode_probed.cpp).
+bool isRustWord(char32_t cp);
+bool isRustNumeric(char32_t cp);
+
 std::uint8_t combiningClass(char32_t cp);
-// Canonical decomposition (NFD) of the whole text, with canonical ordering of combining marks; each produced
-// character keeps the byte range of the character it came from.
-Text nfd(const Text &text);
-// Full lower-case mapping of one character (Rust's char::to_lowercase; U+0130 becomes two characters).
-void appendLower(const Char &c, Text &out);
+
+// One character of a transformation's output and how it relates to the input, as Hugging Face's
+// NormalizedString::transform takes it: 0 replaces the next input character, 1 is inserted, -N replaces the next
+// input character and removes the N after it.
+struct Change {
+    char32_t cp;
+    int change;
+};
+using Changes = std::vector<Change>;
+
+enum class NormalForm { NFD, NFKD, NFC, NFKC };
+// Unicode normalization of the code points, with the changes unicode-normalization-alignments reports (the crate
+// Hugging Face uses; its Unicode 9.0 data): decomposed characters after the first are insertions, a composition
+// replaces its first character and removes the second.
+Changes normalizeChanges(const std::u32string &text, NormalForm form);
+// Full lower-case mapping (Rust's char::to_lowercase; U+0130 becomes two characters), appended as changes.
+void appendLowerChanges(char32_t cp, Changes &out);
+
+// Extended grapheme clusters (UAX #29 with GB9c): the start index of each cluster, then text.size().
+std::vector<std::size_t> graphemeBoundaries(const std::u32string &text);
 
 } // namespace attn::tokenizer

@@ -44,6 +44,24 @@ struct LowerRun {
     std::uint8_t stride;
 };
 
+// A full decomposition: kChars[offset, offset + count) of the table it indexes.
+struct DecompositionIndex {
+    char32_t cp;
+    std::uint32_t offset, count;
+};
+
+// A primary composite: first + second compose to composite (sorted by first, then second).
+struct Composition {
+    char32_t first, second, composite;
+};
+
+// Grapheme_Cluster_Break values (UAX #29), the low 4 bits of kGraphemeRuns' flags.
+enum GraphemeBreak : std::uint8_t {
+    GbOther, GbCR, GbLF, GbControl, GbExtend, GbZWJ, GbRegionalIndicator, GbPrepend, GbSpacingMark,
+    GbL, GbV, GbT, GbLV, GbLVT,
+};
+enum GraphemeFlag : std::uint8_t { GbPictographic = 16, GbLinker = 32, GbConsonant = 64, GbIncbExtend = 128 };
+
 extern const char *const kUnicodeVersion;
 extern const FlagRun kFlagRuns[];
 extern const std::size_t kFlagRunCount;
@@ -53,5 +71,22 @@ extern const CombiningRange kCombiningRanges[];
 extern const std::size_t kCombiningRangeCount;
 extern const LowerRun kLowerRuns[];
 extern const std::size_t kLowerRunCount;
+
+// unicode_probed.cpp (tools/make_unicode_tables.py --probed): read off Hugging Face tokenizers itself.
+extern const char *const kGraphemeSource;
+extern const char32_t kWordRunStarts[];      // Rust regex \w: starts of alternating runs, the first run not \w
+extern const std::size_t kWordRunStartCount;
+extern const char32_t kNumericRunStarts[];   // Rust char::is_numeric, the same layout
+extern const std::size_t kNumericRunStartCount;
+extern const DecompositionIndex kCanonicalFull[];
+extern const std::size_t kCanonicalFullCount;
+extern const char32_t kCanonicalFullChars[];
+extern const DecompositionIndex kCompatFull[];
+extern const std::size_t kCompatFullCount;
+extern const char32_t kCompatFullChars[];
+extern const Composition kCompositions[];
+extern const std::size_t kCompositionCount;
+extern const FlagRun kGraphemeRuns[];
+extern const std::size_t kGraphemeRunCount;
 
 } // namespace attn::tokenizer::ucd

@@ -6,32 +6,29 @@
 
 namespace attn::tokenizer {
 
-void WordPieceModel::tokenize(const Text &word, std::vector<Piece> &out) const
+void WordPieceModel::tokenize(const NormalizedText &word, std::vector<Piece> &out) const
 {
-    if (word.empty()) return;
-    const Piece unknown{unkId, unkToken, word.front().begin, word.back().end};
-    if (word.size() > maxInputCharsPerWord) {
+    const Text &chars = word.chars;
+    if (chars.empty()) return;
+    const Piece unknown{unkId, unkToken, chars.front().begin, chars.back().end};
+    if (chars.size() > maxInputCharsPerWord) {
         out.push_back(unknown);
         return;
     }
-    const std::string utf8 = toUtf8(word, 0, word.size());
-    std::vector<std::size_t> byteAt(word.size() + 1, 0); // byte position of each character in utf8
-    for (std::size_t i = 0; i < word.size(); ++i) {
-        std::string one;
-        appendUtf8(word[i].cp, one);
-        byteAt[i + 1] = byteAt[i] + one.size();
-    }
+    const std::string utf8 = word.utf8();
+    std::vector<std::size_t> byteAt(chars.size() + 1, 0); // byte position of each character in utf8
+    for (std::size_t i = 0; i < chars.size(); ++i) byteAt[i + 1] = byteAt[i] + utf8Length(chars[i].cp);
 
     const std::size_t first = out.size();
     std::string candidate;
-    for (std::size_t start = 0; start < word.size();) {
+    for (std::size_t start = 0; start < chars.size();) {
         bool found = false;
-        for (std::size_t end = word.size(); end > start; --end) {
+        for (std::size_t end = chars.size(); end > start; --end) {
             candidate.assign(start > 0 ? prefix : std::string());
             candidate.append(utf8, byteAt[start], byteAt[end] - byteAt[start]);
             const auto it = vocab.find(candidate);
             if (it != vocab.end()) {
-                out.push_back({it->second, candidate, word[start].begin, word[end - 1].end});
+                out.push_back({it->second, candidate, chars[start].begin, chars[end - 1].end});
                 start = end;
                 found = true;
                 break;
