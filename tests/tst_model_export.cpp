@@ -87,6 +87,7 @@ private slots:
         QCOMPARE(j.value("rope").toObject().value("type").toString(), rope);
         QCOMPARE(j.value("softcap").toObject().value("attention").toDouble(0.0), attnCap);
         QCOMPARE(j.value("tied_embeddings").toBool(), tied);
+        QVERIFY(j.value("load_seconds").isDouble() && j.value("load_seconds").toDouble() >= 0.0);   // a measurement: no bound
         for (const QJsonValue &l : j.value("attention_layers").toArray())
             QCOMPARE(l.toObject().value("attention").toString(), l.toObject().value("window").isNull() ? "full" : "sliding");
     }

@@ -382,6 +382,7 @@ std::string modelInfoJson(const OpenedModel &m)
     info["special_tokens"] = specialTokens(m);
     const auto params = parameterCount(m);
     info["parameter_count"] = params ? Json(*params) : Json(nullptr);
+    info["load_seconds"] = std::round(m.loadSeconds * 1000.0) / 1000.0;
     info["description"] = nullableString(readmeFirstLine(m.path));
     return info.dump(2) + "\n";
 }
