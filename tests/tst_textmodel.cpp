@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 class TestTextModel : public QObject {
@@ -19,6 +20,7 @@ private slots:
     void classifierReadsText();
     void tooLongTextNamesPositions();
     void inductionSampleHasItsHeads();
+    void retrievalSampleHasItsHead();
     void hubCacheRepoId();
     void hubCacheFolders();
     void hubCacheMisses_data();
@@ -163,6 +165,73 @@ void TestTextModel::inductionSampleHasItsHeads()
     QVERIFY(layerOf(previous) < layerOf(induction));
 }
 
+
+// The LLaMA-family sample (Qwen2: RoPE, grouped-query attention, layer 0 sliding with window 3, layer 1 full),
+// trained on in-context key -> value retrieval. Episodes come from the engine's own generator (not the card's
+// sampler): 8 pairs "key value" with distinct keys, then one of the keys again; the text ends there. The
+// retrieval-head score of a head is the mean attention weight from that last key to the value after its first
+// occurrence. The thresholds are the sample's targets (best retrieval head >= 0.5 in the full layer, next-token
+// accuracy >= 0.9), not numbers taken from the card.
+void TestTextModel::retrievalSampleHasItsHead()
+{
+    auto m = attn::TextModel::open("sample:retrieval-qwen2");
+    QVERIFY2(m.isOk(), m.status().message().c_str());
+    const auto &cfg = m->model().config();
+    QCOMPARE(cfg.family, std::string("Qwen2"));
+    QVERIFY(cfg.kvHeads < cfg.heads);
+    QCOMPARE(cfg.positions, attn::PositionKind::RoPE);
+    QCOMPARE(attn::layerWindow(cfg, 0), std::int64_t(3));
+    QCOMPARE(attn::layerWindow(cfg, 1), std::int64_t(0));
+    std::vector<std::string> keys, values;
+    for (char c : std::string("bdfghklm"))
+        for (char v : std::string("aeiou")) keys.push_back(std::string{c, v});
+    for (int d = 0; d < 10; ++d) values.push_back(std::to_string(d));
+    std::vector<std::int64_t> valueIds;
+    for (const auto &v : values) {
+        auto t = m->tokenize("ba " + v);
+        QVERIFY2(t.isOk() && t->ids.size() == 2, "a value is one token after a space");
+        valueIds.push_back(t->ids[1]);
+    }
+    const int pairs = 8, episodes = 200;
+    std::vector<double> retrieval(std::size_t(cfg.layers * cfg.heads));
+    int correct = 0;
+    std::mt19937 rng(31337);
+    attn::ForwardOptions opt;
+    opt.weightsMode = attn::WeightsRequest::Mode::All;
+    for (int e = 0; e < episodes; ++e) {
+        std::vector<std::size_t> order(keys.size());
+        std::iota(order.begin(), order.end(), std::size_t(0));
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<int> vals(pairs);
+        std::string text;
+        for (int p = 0; p < pairs; ++p) {
+            vals[std::size_t(p)] = int(rng() % 10);
+            text += (p ? " " : "") + keys[order[std::size_t(p)]] + " " + values[std::size_t(vals[std::size_t(p)])];
+        }
+        const int q = int(rng() % pairs);
+        text += " " + keys[order[std::size_t(q)]];
+        auto t = m->tokenize(text);
+        QVERIFY2(t.isOk(), t.status().message().c_str());
+        QCOMPARE(t->ids.size(), std::size_t(2 * pairs + 1));   // one token a word
+        attn::ForwardInput in;
+        in.tokenIds = t->ids;
+        auto out = m->model().forward(in, opt);
+        QVERIFY2(out.isOk(), out.status().message().c_str());
+        const std::size_t n = t->ids.size(), last = n - 1, value = std::size_t(2 * q + 1);
+        for (const auto &h : out->heads)
+            retrieval[std::size_t(h.head.layer * cfg.heads + h.head.head)] += h.weights[last * n + value] / episodes;
+        const float *row = out->logits.data() + last * std::size_t(cfg.vocabSize);
+        const auto best = std::max_element(row, row + cfg.vocabSize) - row;
+        correct += best == valueIds[std::size_t(vals[std::size_t(q)])];
+    }
+    const auto top = std::max_element(retrieval.begin(), retrieval.end());
+    const auto topIndex = top - retrieval.begin();
+    qInfo("best retrieval head L%d H%d score %.3f, accuracy %.3f (%d episodes of %d pairs)",
+          int(topIndex / cfg.heads), int(topIndex % cfg.heads), *top, double(correct) / episodes, episodes, pairs);
+    QVERIFY2(*top >= 0.5, qPrintable(QString("best retrieval-head score %1 < 0.5").arg(*top)));
+    QCOMPARE(topIndex / cfg.heads, std::ptrdiff_t(1));   // the full layer: the sliding one cannot see the key
+    QVERIFY2(correct >= episodes * 9 / 10, qPrintable(QString("accuracy %1 / %2 < 0.9").arg(correct).arg(episodes)));
+}
 
 namespace {
 
