@@ -79,29 +79,29 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("id2label gap") << "issue14-id2label-gap" << "id2label is missing label id 1";
         QTest::newRow("eps 1e300 bert") << "issue14-layer_norm_eps-1e300-bert"
-                                        << "field 'layer_norm_eps' is 1e+300; it must be in [1e-30, 1]";
+                                        << "field 'layer_norm_eps' is 1e+300, which is not a finite float32 number";
         QTest::newRow("eps 1e-50") << "issue14-layer_norm_epsilon-1e-50"
                                    << "field 'layer_norm_epsilon' is 1e-50; it must be in [1e-30, 1]";
         QTest::newRow("eps 1e300") << "issue14-layer_norm_epsilon-1e300"
-                                   << "field 'layer_norm_epsilon' is 1e+300; it must be in [1e-30, 1]";
+                                   << "field 'layer_norm_epsilon' is 1e+300, which is not a finite float32 number";
         QTest::newRow("n_embd 2^62") << "issue14-n_embd-2e62-no-n_inner"
-                                     << "field 'n_embd' is 4611686018427387904; it must be in [1, 65536]";
+                                     << "field 'n_embd' is 4611686018427387904; the limit is 65536";
         QTest::newRow("4 n_embd overflows") << "issue14-n_embd-times-4-overflows"
-                                            << "field 'n_embd' is 2305843009213693952; it must be in [1, 65536]";
+                                            << "field 'n_embd' is 2305843009213693952; the limit is 65536";
         QTest::newRow("n_inner 2^62") << "issue14-n_inner-2e62"
-                                      << "field 'n_inner' is 4611686018427387904; it must be in [1, 1048576]";
+                                      << "field 'n_inner' is 4611686018427387904; the limit is 1048576";
         QTest::newRow("n_layer 1e15") << "issue14-n_layer-1e15"
-                                      << "field 'n_layer' is 1000000000000000; it must be in [1, 1024]";
+                                      << "field 'n_layer' is 1000000000000000; the limit is 1024";
         QTest::newRow("n_layer 1e15 float") << "issue14-n_layer-float-1e15"
                                             << "field 'n_layer' must be an integer, but is a fractional number";
         QTest::newRow("n_positions 2^62") << "issue14-n_positions-2e62"
-                                          << "field 'n_positions' is 4611686018427387904; it must be in [1, 16777216]";
+                                          << "field 'n_positions' is 4611686018427387904; the limit is 67108864";
         QTest::newRow("num_labels 9e18 float") << "issue14-num_labels-9e18"
                                                << "field 'num_labels' must be an integer, but is a fractional number";
         QTest::newRow("num_labels 9e18") << "issue14-num_labels-int-9e18"
-                                         << "field 'num_labels' is 9000000000000000000; it must be in [1, 1048576]";
+                                         << "field 'num_labels' is 9000000000000000000; the limit is 100000";
         QTest::newRow("vocab 2^62") << "issue14-vocab_size-2e62"
-                                    << "field 'vocab_size' is 4611686018427387904; it must be in [1, 16777216]";
+                                    << "field 'vocab_size' is 4611686018427387904; the limit is 16777216";
     }
     void configRegressions()
     {

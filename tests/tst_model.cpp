@@ -254,6 +254,35 @@ private slots:
             << "" << fmt << QStringList{"model.safetensors", "wte.weight"};
         QTest::addRow("checkpoint header lies") << kGpt2Config << rawSafetensors("{}", {}, 1 << 20) << "" << fmt
                                                 << QStringList{"model.safetensors", "header length"};
+        // Issue 14: sizes checked against stated limits before anything is allocated; non-finite numbers refused.
+        const auto bertWith = [](const char *extra) {
+            return QByteArray(kBertConfig).replace("\"type_vocab_size\": 2", QByteArray("\"type_vocab_size\": 2, ") + extra);
+        };
+        QTest::addRow("num_labels 9e18 (a float)") << bertWith("\"num_labels\": 9e18") << bertWeights() << "" << fmt
+                                                  << QStringList{"'num_labels'", "integer"};
+        QTest::addRow("num_labels 9000000000000000000") << bertWith("\"num_labels\": 9000000000000000000") << bertWeights()
+                                                       << "" << fmt << QStringList{"'num_labels'", "limit is 100000"};
+        QTest::addRow("n_layer 1e15 (a float)") << gpt2ConfigWith("\"n_layer\": 1", "\"n_layer\": 1e15") << w << "" << fmt
+                                               << QStringList{"'n_layer'", "integer"};
+        QTest::addRow("n_layer 10^15") << gpt2ConfigWith("\"n_layer\": 1", "\"n_layer\": 1000000000000000") << w << "" << fmt
+                                      << QStringList{"'n_layer'", "1000000000000000", "limit is 1024"};
+        QTest::addRow("n_embd whose 4x overflows") << gpt2ConfigWith("\"n_embd\": 4", "\"n_embd\": 4611686018427387904") << w
+                                                  << "" << fmt << QStringList{"'n_embd'", "limit is 65536"};
+        QTest::addRow("n_inner over the limit") << gpt2ConfigWith("\"n_inner\": 8", "\"n_inner\": 2000000000") << w << ""
+                                               << fmt << QStringList{"'n_inner'", "limit is 1048576"};
+        QTest::addRow("vocab_size 2^64") << gpt2ConfigWith("\"vocab_size\": 5", "\"vocab_size\": 18446744073709551616") << w
+                                        << "" << fmt << QStringList{"'vocab_size'"};
+        QTest::addRow("n_head over the limit") << gpt2ConfigWith("\"n_head\": 2", "\"n_head\": 1000000") << w << "" << fmt
+                                              << QStringList{"'n_head'", "limit is 4096"};
+        QTest::addRow("layer_norm_epsilon 1e300 (inf as float32)")
+            << gpt2ConfigWith("\"n_inner\": 8", "\"n_inner\": 8, \"layer_norm_epsilon\": 1e300") << w << "" << fmt
+            << QStringList{"'layer_norm_epsilon'", "finite"};
+        QTest::addRow("layer_norm_epsilon 1e400 (overflows JSON)")
+            << gpt2ConfigWith("\"n_inner\": 8", "\"n_inner\": 8, \"layer_norm_epsilon\": 1e400") << w << "" << fmt
+            << QStringList{"config.json", "overflow"};
+        QTest::addRow("layer_norm_epsilon 2 (absurd)")
+            << gpt2ConfigWith("\"n_inner\": 8", "\"n_inner\": 8, \"layer_norm_epsilon\": 2") << w << "" << fmt
+            << QStringList{"'layer_norm_epsilon'", "limit is 1"};
         QTest::addRow("position table too small for n_positions")
             << gpt2ConfigWith("\"n_positions\": 6", "\"n_positions\": 7") << w << "" << fmt
             << QStringList{"'transformer.wpe.weight'", "n_positions"};

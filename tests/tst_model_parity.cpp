@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Parity with Hugging Face transformers: the fixtures under tests/fixtures/ (tools/make_parity_fixtures.py) hold
-// tiny random GPT-2 and BERT checkpoints and what transformers computed for them — attentions, hidden states,
-// logits, pooled outputs — for plain, right-padded, head-ablated (head_mask) and full-context inputs.
-// Each case runs on the reference and the default backend. Tolerances: attentions 1e-5, logits 1e-4
-// (absolute), hidden states 1e-4.
+// tiny random checkpoints of every supported family (GPT-2, BERT, RoBERTa, DistilBERT, the LLaMA family with each
+// RoPE variant, GPT-NeoX) and what transformers computed for them — attentions, hidden states, logits, pooled
+// outputs, RoPE inverse frequencies — for plain, right-padded, head-ablated (head_mask), long (past a sliding
+// window and the tiled backend's query block) and full-context inputs.
+// Each case runs on the reference and the tiled backend. Tolerances: attentions 1e-5, logits 1e-4
+// (absolute), hidden states 1e-4; inv_freq 1 ulp (relative 2^-23).
 #include <attnscope/model.h>
 
 #include <QFile>
@@ -23,9 +25,10 @@ namespace {
 const QString kFixtures = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR) + "/fixtures/";
 
 struct Extremes {
-    double attention = 0.0, hidden = 0.0, logits = 0.0;
+    double attention = 0.0, hidden = 0.0, logits = 0.0, invFreq = 0.0;
 };
 Extremes g_worst;
+std::map<QString, Extremes> g_byFamily;   // the index's "family" (or the architecture) → worst errors
 
 std::vector<std::int64_t> intArray(const QJsonValue &v)
 {
@@ -63,6 +66,7 @@ class TestModelParity : public QObject {
 private:
     QJsonObject m_index;
     std::map<QString, Model> m_models;
+    std::map<QString, QString> m_family;
 
 private slots:
     void initTestCase()
@@ -81,6 +85,7 @@ private slots:
             const QString name = m.toObject().value("name").toString();
             auto model = Model::open((kFixtures + m.toObject().value("folder").toString()).toStdString());
             QVERIFY2(model.isOk(), model.status().message().c_str());
+            m_family[name] = m.toObject().value("family").toString(QString::fromStdString(model->config().modelType));
             m_models.emplace(name, std::move(model).value());
         }
     }
@@ -91,7 +96,7 @@ private slots:
         QTest::addColumn<int>("backend");
         const QJsonArray cases = m_index.value("cases").toArray();
         for (int i = 0; i < cases.size(); ++i)
-            for (Backend b : {Backend::Reference, Backend::Auto})
+            for (Backend b : {Backend::Reference, Backend::Tiled})
                 QTest::addRow("%s %s", qPrintable(cases[i].toObject().value("name").toString()), backendName(b).c_str())
                     << i << int(b);
     }
@@ -158,20 +163,45 @@ private slots:
             QVERIFY2(dPooled < 1e-4, qPrintable(QString::number(dPooled)));
         }
 
-        g_worst.attention = std::max(g_worst.attention, dAtt);
-        g_worst.hidden = std::max(g_worst.hidden, dHidden);
-        g_worst.logits = std::max(g_worst.logits, dLogits);
-        const QString report = QStringLiteral("max |diff|: attentions %1, hidden states %2, logits %3")
-                                   .arg(dAtt, 0, 'g', 3).arg(dHidden, 0, 'g', 3).arg(dLogits, 0, 'g', 3);
+        // RoPE: the inverse frequencies the forward pass used, relative to transformers' (1 ulp allowed: the
+        // platform's float pow may round differently from torch's).
+        double dInv = 0.0;
+        for (const auto &[key, layer] : {std::pair{"inv_freq", std::int64_t(-1)}, std::pair{"inv_freq_local", std::int64_t(-2)}}) {
+            if (!arrays.contains(key)) continue;
+            std::int64_t l = 0;   // Gemma 3: a sliding layer for the local set, a full one for the other
+            for (; l < cfg.layers; ++l)
+                if (cfg.layerAttention[std::size_t(l)].localRope == (layer == -2)) break;
+            const std::vector<float> inv = ropeInverseFrequencies(cfg, l, std::int64_t(L));
+            const QJsonObject e = arrays.value(key).toObject();
+            const auto offset = static_cast<std::size_t>(e.value("offset").toInteger());
+            QCOMPARE(inv.size(), std::size_t(e.value("shape").toArray()[0].toInteger()));
+            for (std::size_t k = 0; k < inv.size(); ++k) {
+                const double ref = blob[offset + k];
+                dInv = std::max(dInv, std::fabs(double(inv[k]) - ref) / std::fabs(ref));
+            }
+        }
+
+        for (Extremes *e : {&g_worst, &g_byFamily[m_family.at(c.value("model").toString())]}) {
+            e->attention = std::max(e->attention, dAtt);
+            e->hidden = std::max(e->hidden, dHidden);
+            e->logits = std::max(e->logits, dLogits);
+            e->invFreq = std::max(e->invFreq, dInv);
+        }
+        const QString report = QStringLiteral("max |diff|: attentions %1, hidden states %2, logits %3, inv_freq (rel) %4")
+                                   .arg(dAtt, 0, 'g', 3).arg(dHidden, 0, 'g', 3).arg(dLogits, 0, 'g', 3).arg(dInv, 0, 'g', 3);
         QVERIFY2(dAtt <= 1e-5, qPrintable(report));
         QVERIFY2(dHidden <= 1e-4, qPrintable(report));
         QVERIFY2(dLogits <= 1e-4, qPrintable(report));
+        QVERIFY2(dInv <= 1.2e-7, qPrintable(report));
     }
 
     void cleanupTestCase()
     {
-        qInfo("worst over all cases: attentions %.3g, hidden states %.3g, logits %.3g", g_worst.attention,
-              g_worst.hidden, g_worst.logits);
+        for (const auto &[family, e] : g_byFamily)
+            qInfo("%-12s attentions %.3g, hidden states %.3g, logits %.3g, inv_freq (rel) %.3g", qPrintable(family),
+                  e.attention, e.hidden, e.logits, e.invFreq);
+        qInfo("worst over all cases: attentions %.3g, hidden states %.3g, logits %.3g, inv_freq (rel) %.3g",
+              g_worst.attention, g_worst.hidden, g_worst.logits, g_worst.invFreq);
     }
 };
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// TextModel: model specs (folder, sample:NAME, random:...), tokenization into labelled tokens, and the whole
-// text → tokens → forward path on a bundled sample model.
+// TextModel: model specs (folder, sample:NAME, random:..., the Hugging Face hub cache), tokenization into labelled
+// tokens, and the whole text → tokens → forward path on a bundled sample model.
 #include <attnscope/textmodel.h>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 class TestTextModel : public QObject {
@@ -18,6 +20,15 @@ private slots:
     void classifierReadsText();
     void tooLongTextNamesPositions();
     void inductionSampleHasItsHeads();
+    void retrievalSampleHasItsHead();
+    void hubCacheRepoId();
+    void hubCacheFolders();
+    void hubCacheMisses_data();
+    void hubCacheMisses();
+
+private:
+    // A synthetic hub cache with one repo (models--Org--Tiny): blobs, two snapshots, refs main and v2.
+    QString makeHubCache(QTemporaryDir &dir);
 };
 
 void TestTextModel::listsBundledSamples()
@@ -152,6 +163,198 @@ void TestTextModel::inductionSampleHasItsHeads()
         return (std::max_element(v.begin(), v.end()) - v.begin()) / cfg.heads;
     };
     QVERIFY(layerOf(previous) < layerOf(induction));
+}
+
+
+// The LLaMA-family sample (Qwen2: RoPE, grouped-query attention, layer 0 sliding with window 3, layer 1 full),
+// trained on in-context key -> value retrieval. Episodes come from the engine's own generator (not the card's
+// sampler): 8 pairs "key value" with distinct keys, then one of the keys again; the text ends there. The
+// retrieval-head score of a head is the mean attention weight from that last key to the value after its first
+// occurrence. The thresholds are the sample's targets (best retrieval head >= 0.5 in the full layer, next-token
+// accuracy >= 0.9), not numbers taken from the card.
+void TestTextModel::retrievalSampleHasItsHead()
+{
+    auto m = attn::TextModel::open("sample:retrieval-qwen2");
+    QVERIFY2(m.isOk(), m.status().message().c_str());
+    const auto &cfg = m->model().config();
+    QCOMPARE(cfg.family, std::string("Qwen2"));
+    QVERIFY(cfg.kvHeads < cfg.heads);
+    QCOMPARE(cfg.positions, attn::PositionKind::RoPE);
+    QCOMPARE(attn::layerWindow(cfg, 0), std::int64_t(3));
+    QCOMPARE(attn::layerWindow(cfg, 1), std::int64_t(0));
+    std::vector<std::string> keys, values;
+    for (char c : std::string("bdfghklm"))
+        for (char v : std::string("aeiou")) keys.push_back(std::string{c, v});
+    for (int d = 0; d < 10; ++d) values.push_back(std::to_string(d));
+    std::vector<std::int64_t> valueIds;
+    for (const auto &v : values) {
+        auto t = m->tokenize("ba " + v);
+        QVERIFY2(t.isOk() && t->ids.size() == 2, "a value is one token after a space");
+        valueIds.push_back(t->ids[1]);
+    }
+    const int pairs = 8, episodes = 200;
+    std::vector<double> retrieval(std::size_t(cfg.layers * cfg.heads));
+    int correct = 0;
+    std::mt19937 rng(31337);
+    attn::ForwardOptions opt;
+    opt.weightsMode = attn::WeightsRequest::Mode::All;
+    for (int e = 0; e < episodes; ++e) {
+        std::vector<std::size_t> order(keys.size());
+        std::iota(order.begin(), order.end(), std::size_t(0));
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<int> vals(pairs);
+        std::string text;
+        for (int p = 0; p < pairs; ++p) {
+            vals[std::size_t(p)] = int(rng() % 10);
+            text += (p ? " " : "") + keys[order[std::size_t(p)]] + " " + values[std::size_t(vals[std::size_t(p)])];
+        }
+        const int q = int(rng() % pairs);
+        text += " " + keys[order[std::size_t(q)]];
+        auto t = m->tokenize(text);
+        QVERIFY2(t.isOk(), t.status().message().c_str());
+        QCOMPARE(t->ids.size(), std::size_t(2 * pairs + 1));   // one token a word
+        attn::ForwardInput in;
+        in.tokenIds = t->ids;
+        auto out = m->model().forward(in, opt);
+        QVERIFY2(out.isOk(), out.status().message().c_str());
+        const std::size_t n = t->ids.size(), last = n - 1, value = std::size_t(2 * q + 1);
+        for (const auto &h : out->heads)
+            retrieval[std::size_t(h.head.layer * cfg.heads + h.head.head)] += h.weights[last * n + value] / episodes;
+        const float *row = out->logits.data() + last * std::size_t(cfg.vocabSize);
+        const auto best = std::max_element(row, row + cfg.vocabSize) - row;
+        correct += best == valueIds[std::size_t(vals[std::size_t(q)])];
+    }
+    const auto top = std::max_element(retrieval.begin(), retrieval.end());
+    const auto topIndex = top - retrieval.begin();
+    qInfo("best retrieval head L%d H%d score %.3f, accuracy %.3f (%d episodes of %d pairs)",
+          int(topIndex / cfg.heads), int(topIndex % cfg.heads), *top, double(correct) / episodes, episodes, pairs);
+    QVERIFY2(*top >= 0.5, qPrintable(QString("best retrieval-head score %1 < 0.5").arg(*top)));
+    QCOMPARE(topIndex / cfg.heads, std::ptrdiff_t(1));   // the full layer: the sliding one cannot see the key
+    QVERIFY2(correct >= episodes * 9 / 10, qPrintable(QString("accuracy %1 / %2 < 0.9").arg(correct).arg(episodes)));
+}
+
+namespace {
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+QByteArray readFixture(const QString &file)
+{
+    QFile f(QStringLiteral(ATTNSCOPE_TEST_DATA_DIR) + "/fixtures/models/llama-gqa-d48h4/" + file);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Environment variables set for one test and restored after it.
+class ScopedEnv {
+public:
+    ScopedEnv(std::initializer_list<std::pair<const char *, QString>> vars)
+    {
+        for (const auto &[name, value] : vars) {
+            m_saved.push_back({name, qgetenv(name), qEnvironmentVariableIsSet(name)});
+            if (value.isNull()) qunsetenv(name);
+            else qputenv(name, value.toUtf8());
+        }
+    }
+    ~ScopedEnv()
+    {
+        for (const auto &s : m_saved) {
+            if (s.wasSet) qputenv(s.name, s.value);
+            else qunsetenv(s.name);
+        }
+    }
+
+private:
+    struct Saved {
+        const char *name;
+        QByteArray value;
+        bool wasSet;
+    };
+    std::vector<Saved> m_saved;
+};
+
+} // namespace
+
+QString TestTextModel::makeHubCache(QTemporaryDir &dir)
+{
+    const QString repo = dir.filePath("hub/models--Org--Tiny");
+    // Snapshot files are symlinks into blobs/, as huggingface_hub lays them out.
+    writeFile(repo + "/blobs/cfg", readFixture("config.json"));
+    writeFile(repo + "/blobs/weights", readFixture("model.safetensors"));
+    for (const char *rev : {"abc123", "def456"}) {
+        const QString snap = repo + "/snapshots/" + rev;
+        QDir().mkpath(snap);
+        QFile::link("../../blobs/cfg", snap + "/config.json");
+        QFile::link("../../blobs/weights", snap + "/model.safetensors");
+    }
+    writeFile(repo + "/refs/main", "abc123");
+    writeFile(repo + "/refs/v2", "def456\n");
+    writeFile(repo + "/refs/evil", "../../../etc");
+    return dir.filePath("hub");
+}
+
+void TestTextModel::hubCacheRepoId()
+{
+    QTemporaryDir dir;
+    const QString hub = makeHubCache(dir);
+    const ScopedEnv env{{"HF_HUB_CACHE", hub}, {"HUGGINGFACE_HUB_CACHE", QString()}};
+    const QString repo = hub + "/models--Org--Tiny";
+    auto main = attn::resolveModelSpec("Org/Tiny");
+    QVERIFY2(main.isOk(), main.status().message().c_str());
+    QCOMPARE(QString::fromStdString(*main), repo + "/snapshots/abc123");
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec("Org/Tiny@v2")), repo + "/snapshots/def456");
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec("Org/Tiny@def456")), repo + "/snapshots/def456");
+    auto model = attn::Model::open(*main);
+    QVERIFY2(model.isOk(), model.status().message().c_str());
+    QCOMPARE(model->config().modelType, std::string("llama"));
+
+    // HF_HOME/hub when HF_HUB_CACHE is not set.
+    const ScopedEnv home{{"HF_HUB_CACHE", QString()}, {"HF_HOME", dir.path()}};
+    auto viaHome = attn::resolveModelSpec("Org/Tiny");
+    QVERIFY2(viaHome.isOk(), viaHome.status().message().c_str());
+    QCOMPARE(QString::fromStdString(*viaHome), repo + "/snapshots/abc123");
+}
+
+void TestTextModel::hubCacheFolders()
+{
+    QTemporaryDir dir;
+    const QString repo = makeHubCache(dir) + "/models--Org--Tiny";
+    // The repo folder opens its refs/main snapshot; a snapshot folder opens as it is.
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec(repo.toStdString())), repo + "/snapshots/abc123");
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec((repo + "/").toStdString())), repo + "/snapshots/abc123");
+    const QString snap = repo + "/snapshots/def456";
+    QCOMPARE(QString::fromStdString(*attn::resolveModelSpec(snap.toStdString())), snap);
+    QVERIFY(attn::Model::open(snap.toStdString()).isOk());
+}
+
+void TestTextModel::hubCacheMisses_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QStringList>("mentions");
+    QTest::addRow("repo not in the cache") << "Org/Absent" << QStringList{"models--Org--Absent", "never downloads", "huggingface-cli"};
+    QTest::addRow("unknown revision") << "Org/Tiny@v9" << QStringList{"'v9'", "abc123", "def456"};
+    QTest::addRow("a ref that leaves the cache") << "Org/Tiny@evil" << QStringList{"'evil'", "refs/evil"};
+}
+
+void TestTextModel::hubCacheMisses()
+{
+    QFETCH(QString, spec);
+    QFETCH(QStringList, mentions);
+    QTemporaryDir dir;
+    const QString hub = makeHubCache(dir);
+    const ScopedEnv env{{"HF_HUB_CACHE", hub}, {"HUGGINGFACE_HUB_CACHE", QString()}};
+    auto r = attn::resolveModelSpec(spec.toStdString());
+    QVERIFY(!r.isOk());
+    QCOMPARE(r.status().code(), attn::ErrorCode::IoError);
+    const QString msg = QString::fromStdString(r.status().message());
+    for (const QString &m : mentions) QVERIFY2(msg.contains(m), qPrintable(msg + "\n  missing: " + m));
+    // Through TextModel the same message comes back; nothing is downloaded.
+    auto t = attn::TextModel::open(spec.toStdString());
+    QVERIFY(!t.isOk());
+    QCOMPARE(QString::fromStdString(t.status().message()), msg);
 }
 
 QTEST_GUILESS_MAIN(TestTextModel)

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Make the Hugging Face parity fixtures for AttnScope's model tests (tests/tst_model_parity.cpp).
 
-Builds tiny, randomly initialised GPT-2 and BERT models with fixed seeds, saves each as a checkpoint folder
+Builds tiny, randomly initialised models with fixed seeds -- GPT-2 and BERT here, the newer families (the LLaMA
+family with every RoPE variant, GPT-NeoX, RoBERTa, DistilBERT) in tools/parity_families.py -- saves each as a
+checkpoint folder
 (config.json + model.safetensors, as transformers' save_pretrained writes it) under tests/fixtures/models/<name>/,
 runs transformers on a few inputs and writes what the C++ tests compare against:
 
@@ -11,13 +13,20 @@ runs transformers on a few inputs and writes what the C++ tests compare against:
   tests/fixtures/parity/<case>.bin    the arrays as raw little-endian float32, one after the other
 
 Arrays per case: attentions [layers, heads, L, L] (transformers' output_attentions), hidden_states
-[layers + 1, L, D] (output_hidden_states), logits ([L, vocab] for LM heads, [num_labels] for classifiers) and
-pooled [D] (BERT models with a pooler).
+[layers + 1, L, D] (output_hidden_states), logits ([L, vocab] for LM heads, [num_labels] for classifiers),
+pooled [D] (encoders with a pooler or a classification head's dense layer) and, for RoPE models, inv_freq
+[rotary_dim / 2] as the forward pass used it (Gemma 3: inv_freq of its full-attention layers and
+inv_freq_local of its sliding layers).
 
 Head-mask cases: transformers 5 removed the head_mask argument, so the script registers an attention function
 ("attnscope_headmask") that is transformers' eager attention plus the old head_mask semantics (the softmaxed
-weights are multiplied by the head's 0/1 entry before they multiply V, and returned that way). The plain cases
-run through the same function with an all-ones mask, and the script checks that they equal stock "eager".
+weights are multiplied by the head's 0/1 entry before they multiply V, and returned that way), with the eager
+function's grouped-query repeat and Gemma 2's soft-cap. The plain cases run through the same function with an
+all-ones mask, and the script checks that they equal stock "eager".
+
+Gemma's embedding scale: transformers multiplies by sqrt(hidden_size) cast to the weights' dtype, so a BF16
+Gemma run in its own dtype uses bf16(sqrt(H)). The fixtures run in float32 on the rounded weights, with the
+embed_scale buffer set to that rounded value, which is what AttnScope computes for a BF16 checkpoint.
 
 Weights are rounded to each model's storage dtype (F32, F16 or BF16) before the forward pass, so the C++ side,
 which widens them on load, sees exactly the numbers transformers used.
@@ -25,6 +34,7 @@ which widens them on load, sees exactly the numbers transformers used.
 Usage (from the repository root):  tools/.venv/bin/python tools/make_parity_fixtures.py
 """
 
+import copy
 import json
 import math
 import os
@@ -37,8 +47,12 @@ import tokenizers
 import torch
 import transformers
 from transformers import (AttentionInterface, BertConfig, BertForMaskedLM, BertForSequenceClassification, BertModel,
-                          GPT2Config, GPT2LMHeadModel, GPT2Model)
+                          DistilBertForSequenceClassification, GPT2Config, GPT2LMHeadModel, GPT2Model,
+                          RobertaForSequenceClassification)
 from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parity_families import FAMILY_MODELS, GEMMA_FAMILIES  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -48,10 +62,24 @@ SEED = 20240611
 HEAD_MASK = {}   # layer index -> float tensor [heads]; empty: no ablation
 
 
-def attention_with_head_mask(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+def repeat_kv(x, groups):
+    if groups == 1:
+        return x
+    b, h, t, d = x.shape
+    return x[:, :, None, :, :].expand(b, h, groups, t, d).reshape(b, h * groups, t, d)
+
+
+def attention_with_head_mask(module, query, key, value, attention_mask, scaling=None, dropout=0.0, softcap=None,
+                             **kwargs):
     if scaling is None:
         scaling = query.size(-1) ** -0.5
+    groups = getattr(module, "num_key_value_groups", 1)
+    key, value = repeat_kv(key, groups), repeat_kv(value, groups)
     weights = torch.matmul(query, key.transpose(-1, -2)) * scaling
+    if softcap is not None:
+        weights = weights / softcap
+        weights = torch.tanh(weights)
+        weights = weights * softcap
     if attention_mask is not None:
         weights = weights + attention_mask[:, :, :, : key.shape[-2]]
     weights = torch.nn.functional.softmax(weights, dim=-1).type(value.dtype)
@@ -94,21 +122,23 @@ MODELS = [
     dict(name="gpt2-untied", cls=GPT2LMHeadModel, dtype="F32",
          config=GPT2Config(vocab_size=88, n_positions=20, n_embd=48, n_layer=2, n_head=4, n_inner=64,
                            tie_word_embeddings=False, bos_token_id=87, eos_token_id=87)),
-]
+] + FAMILY_MODELS
 
 TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 
 
-def randomise(model, generator):
-    """Weights far from the near-uniform default init, so attention is sharp and every parameter matters."""
+def randomise(model, generator, gemma=False):
+    """Weights far from the near-uniform default init, so attention is sharp and every parameter matters.
+    Gemma stores its RMSNorm gains as w with the scale 1 + w, so they are drawn around 0."""
     with torch.no_grad():
         for name, p in model.named_parameters():
             if p.dim() == 1:
-                if name.endswith("weight"):      # LayerNorm gains
-                    p.copy_(1.0 + 0.2 * torch.randn(p.shape, generator=generator))
+                if name.endswith("weight"):      # LayerNorm / RMSNorm gains
+                    p.copy_((0.0 if gemma else 1.0) + 0.2 * torch.randn(p.shape, generator=generator))
                 else:
                     p.copy_(0.1 * torch.randn(p.shape, generator=generator))
-            elif "embeddings" in name or name.endswith(("wte.weight", "wpe.weight")):
+            elif "embeddings" in name or name.endswith(("wte.weight", "wpe.weight", "embed_tokens.weight",
+                                                        "embed_in.weight")):
                 p.copy_(0.5 * torch.randn(p.shape, generator=generator))
             else:
                 fan_in = p.shape[0] if ".c_" in name else p.shape[1]   # Conv1D is [in, out], Linear [out, in]
@@ -121,7 +151,37 @@ def round_to(model, dtype):
             p.copy_(p.to(TORCH_DTYPES[dtype]).to(torch.float32))
 
 
+def head_mask_for(layers, heads):
+    hm = [[1.0] * heads for _ in range(layers)]
+    hm[0][1 % heads] = 0.0
+    hm[layers - 1][0] = 0.0
+    hm[layers - 1][heads - 1] = 0.0
+    return hm
+
+
+def family_cases(spec, generator):
+    """The (kind, length) cases of a newer family's model; ids avoid the padding id except where padding."""
+    cfg = spec["config"]
+    layers, heads = cfg.num_hidden_layers, cfg.num_attention_heads
+    pad = cfg.pad_token_id if cfg.pad_token_id is not None else 0
+    out = []
+    for kind, n in spec["cases"]:
+        ids = torch.randint(0, cfg.vocab_size - 1, (n,), generator=generator)
+        ids = [int(i) + (1 if i >= pad else 0) for i in ids]   # never the padding id
+        mask = [1] * n
+        if kind == "padded":
+            ids[-3:] = [pad] * 3
+            mask[-3:] = [0] * 3
+        types = [0] * n if cfg.model_type in ("bert", "roberta") else None
+        hm = head_mask_for(layers, heads) if kind == "headmask" else None
+        out.append(dict(kind=kind if kind != "long" else f"long{n}", input_ids=ids, attention_mask=mask,
+                        token_type_ids=types, head_mask=hm))
+    return out
+
+
 def cases_for(spec, generator):
+    if "cases" in spec:
+        return family_cases(spec, generator)
     cfg = spec["config"]
     layers, heads = cfg.num_hidden_layers, cfg.num_attention_heads
     bert = cfg.model_type == "bert"
@@ -144,10 +204,7 @@ def cases_for(spec, generator):
     out.append(dict(kind="padded", input_ids=ids(n), attention_mask=[1] * (n - 3) + [0] * 3,
                     token_type_ids=types(n), head_mask=None))
     # Head ablation (head_mask zeros) on a few heads.
-    hm = [[1.0] * heads for _ in range(layers)]
-    hm[0][1 % heads] = 0.0
-    hm[layers - 1][0] = 0.0
-    hm[layers - 1][heads - 1] = 0.0
+    hm = head_mask_for(layers, heads)
     n = 9
     out.append(dict(kind="headmask", input_ids=ids(n), attention_mask=[1] * n, token_type_ids=types(n), head_mask=hm))
     # The full context: every position the model has.
@@ -176,6 +233,14 @@ def run(model, case, implementation):
     return result
 
 
+def rotary_of(model):
+    """The rotary embedding module of a RoPE model, or None."""
+    for module in model.modules():
+        if type(module).__name__.endswith("RotaryEmbedding"):
+            return module
+    return None
+
+
 def arrays_of(model, result):
     arrays = {"attentions": torch.stack([a[0] for a in result.attentions]),
               "hidden_states": torch.stack([h[0] for h in result.hidden_states])}
@@ -188,7 +253,28 @@ def arrays_of(model, result):
         arrays["logits"] = result.last_hidden_state[0] @ model.wte.weight.T
     if isinstance(model, BertForSequenceClassification):
         arrays["pooled"] = model.bert.pooler(result.hidden_states[-1])[0]
+    with torch.no_grad():
+        first = result.hidden_states[-1][0, 0]
+        if isinstance(model, RobertaForSequenceClassification):
+            arrays["pooled"] = torch.tanh(model.classifier.dense(first))
+        if isinstance(model, DistilBertForSequenceClassification):
+            arrays["pooled"] = torch.relu(model.pre_classifier(first))
+    rotary = rotary_of(model)
+    if rotary is not None:
+        if hasattr(rotary, "inv_freq"):
+            arrays["inv_freq"] = rotary.inv_freq
+        else:   # Gemma 3: one set per layer type
+            arrays["inv_freq"] = rotary.full_attention_inv_freq
+            arrays["inv_freq_local"] = rotary.sliding_attention_inv_freq
     return arrays
+
+
+def set_embed_scale(model, spec):
+    """sqrt(hidden_size) in the checkpoint's dtype, as transformers uses it when the model runs in that dtype."""
+    embed = model.get_input_embeddings()
+    value = torch.tensor(spec["config"].hidden_size ** 0.5).to(TORCH_DTYPES[spec["dtype"]]).to(torch.float32)
+    embed.embed_scale.copy_(value)
+    embed.scalar_embed_scale = float(value)
 
 
 def save_model(model, spec, folder):
@@ -224,16 +310,29 @@ def main():
         generator = torch.Generator().manual_seed(SEED + m)
         torch.manual_seed(SEED + m)
         model = spec["cls"](spec["config"]).eval()
-        randomise(model, generator)
+        if spec.get("family") == "distilbert":   # its attention modules do not know their layer (for HEAD_MASK)
+            for i, layer in enumerate(model.distilbert.transformer.layer):
+                layer.attention.layer_idx = i
+        gemma = spec.get("family") in GEMMA_FAMILIES
+        randomise(model, generator, gemma)
         round_to(model, spec["dtype"])
+        if gemma:
+            set_embed_scale(model, spec)
         folder = os.path.join(FIXTURES, "models", spec["name"])
-        index["models"].append({"name": spec["name"], "folder": "models/" + spec["name"],
-                                "class": spec["cls"].__name__, "dtype": spec["dtype"]})
+        entry = {"name": spec["name"], "folder": "models/" + spec["name"], "class": spec["cls"].__name__,
+                 "dtype": spec["dtype"]}
+        if "family" in spec:
+            entry["family"] = spec["family"]
+        index["models"].append(entry)
         for case in cases_for(spec, generator):
+            # A fresh instance per case: dynamic and longrope RoPE change state with the input length.
+            fresh = (lambda: copy.deepcopy(model)) if "cases" in spec else (lambda: model)
             if case["head_mask"] is None:
-                stock = arrays_of(model, run(model, case, "eager"))
-            result = run(model, case, "attnscope_headmask")
-            arrays = arrays_of(model, result)
+                stock_instance = fresh()
+                stock = arrays_of(stock_instance, run(stock_instance, case, "eager"))
+            instance = fresh()
+            result = run(instance, case, "attnscope_headmask")
+            arrays = arrays_of(instance, result)
             if case["head_mask"] is None:
                 for key in arrays:
                     if not torch.equal(arrays[key], stock[key]):

@@ -26,6 +26,7 @@ MODULES = {
     "induction-gpt2": "sample_models.induction",
     "rationale-bert": "sample_models.rationale",
     "agreement-gpt2": "sample_models.agreement",
+    "retrieval-qwen2": "sample_models.retrieval",
 }
 
 

@@ -59,6 +59,7 @@ struct OpenedModel {
     std::optional<TextModel> textModel;     // when opened with a tokenizer (or a synthetic byte "tokenizer")
     std::optional<Tokenizer> tokenizer;     // the folder's tokenizer, when it has one
     std::string tokenizerError;             // why there is none (folders without tokenizer files); else empty
+    double loadSeconds = 0.0;               // wall time openModel took: headers, weights read and converted, tokenizer
 };
 // requireTokenizer: folders must have tokenizer files (for text input); otherwise a missing or broken tokenizer
 // is recorded in tokenizerError and the model still opens (for token-id input and `info`).

@@ -1,29 +1,36 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Transformer models: Hugging Face checkpoint folders (GPT-2 and BERT families) and synthetic models for raw
-// experiments, with a forward pass that exposes hooks for capture and interventions.
+// Transformer models: Hugging Face checkpoint folders (GPT-2, BERT, RoBERTa, DistilBERT, the LLaMA family,
+// GPT-NeoX; docs/models.md) and synthetic models for raw experiments, with a forward pass that exposes hooks for
+// capture and interventions.
 //
 // Sources (Model::open):
-//   a folder      config.json + model.safetensors (F32, F16 or BF16; widened to fp32 on load), or a sharded
-//                 model.safetensors.index.json. Pickle checkpoints (pytorch_model.bin, *.pt, *.pth, *.ckpt) are
-//                 never loaded: the error says how to convert them.
+//   a folder      config.json + model.safetensors (F32, F16 or BF16; widened to fp32 tensor by tensor while the
+//                 file is memory-mapped), or a sharded model.safetensors.index.json. Pickle checkpoints
+//                 (pytorch_model.bin, *.pt, *.pth, *.ckpt) are never loaded: the error says how to convert them.
+//                 Quantized checkpoints (quantization_config, GGUF files) and multimodal ones are refused by name.
 //   "random:..."  a synthetic model, e.g. "random:layers=2,heads=4,d_model=64,seed=7,pe=sinusoidal" (see
 //                 parseSyntheticSpec for the keys and their defaults).
 //
-// Architectures:
-//   GPT-2  pre-LN decoder: h = x + attn(ln_1(x)); x' = h + mlp(ln_2(h)); ln_f at the end. Learned positions,
-//          causal mask, LM head tied to the token embeddings (or lm_head.weight when the checkpoint has one).
-//   BERT   post-LN encoder: h = LN(x + attn(x)); x' = LN(h + mlp(h)). Embeddings = word + position + token type,
-//          then LayerNorm. Bidirectional, padding masked as keys. Heads: pooler, masked-LM, sequence classifier.
+// Architectures (one encoder and one decoder block, parameterised by ModelConfig):
+//   GPT-2     pre-LN decoder: h = x + attn(ln_1(x)); x' = h + mlp(ln_2(h)); ln_f at the end. Learned positions,
+//             causal mask, LM head tied to the token embeddings (or lm_head.weight when the checkpoint has one).
+//   LLaMA family, GPT-NeoX   pre-norm RoPE decoders: x' = x + attn(n1(x)), then x'' = x' + mlp(n2(x'));
+//             Gemma 2/3 also norm each branch's output; GPT-NeoX adds both branches to x in parallel.
+//   BERT, RoBERTa, DistilBERT   post-LN encoders: h = LN(x + attn(x)); x' = LN(h + mlp(h)). Embeddings = word +
+//             position (+ token type), then LayerNorm. Bidirectional, padding masked as keys. Heads: pooler,
+//             masked-LM, sequence classifier.
 //   Synthetic  pre-LN attention-only encoder: x' = x + attn(LN(x)), final LN; no MLP, no output head.
 //
-// Units and layouts: one sequence per forward pass (batch 1). L = number of tokens, D = d_model,
-// dHead = D / heads. Every matrix is row-major fp32: hidden states [L, D], Q/K/V [H, L, dHead] per layer,
-// attention weights and scores [L (queries), L (keys)], logits [L, vocab] or [numLabels].
-// Layers and heads are counted from 0.
+// Units and layouts: one sequence per forward pass (batch 1). L = number of tokens, D = d_model, H query heads,
+// dHead = ModelConfig::dHead (D / H unless head_dim says otherwise). Every matrix is row-major fp32: hidden
+// states [L, D], Q/K/V [H, L, dHead] per layer (with grouped-query attention K and V are shown per query head,
+// as transformers' repeat_kv), attention weights and scores [L (queries), L (keys)], logits [L, vocab] or
+// [numLabels]. Layers and heads are counted from 0.
 
 #include <attnscope/attention.h>
 #include <attnscope/mask.h>
+#include <attnscope/modelconfig.h>
 #include <attnscope/status.h>
 #include <attnscope/tensor.h>
 
@@ -34,62 +41,6 @@
 #include <vector>
 
 namespace attn {
-
-enum class Architecture {
-    Gpt2,        // model_type "gpt2": GPT2LMHeadModel, GPT2Model
-    Bert,        // model_type "bert": BertModel, BertForMaskedLM, BertForSequenceClassification
-    Synthetic,   // "random:..." specs
-};
-std::string architectureName(Architecture a);   // "gpt2", "bert", "synthetic"
-
-enum class Activation { Gelu, GeluNew, GeluFast, QuickGelu, Relu, Silu, Tanh };
-std::string activationName(Activation a);       // the transformers ACT2FN name: "gelu", "gelu_new", ...
-std::optional<Activation> parseActivation(const std::string &name);   // also accepts "gelu_pytorch_tanh", "swish"
-
-// What the model outputs besides hidden states.
-enum class ModelHead {
-    None,            // BertModel, synthetic models: hidden states (and the pooler) only
-    CausalLM,        // GPT-2: next-token logits [L, vocab]
-    MaskedLM,        // BertForMaskedLM: token logits [L, vocab]
-    Classification,  // BertForSequenceClassification: class logits [numLabels] from the pooled [CLS] state
-};
-
-enum class PositionKind { None, Learned, Sinusoidal, RoPE, ALiBi };
-
-// Fields of config.json this engine uses, after aliases and defaults (reference: transformers'
-// configuration_gpt2.py / configuration_bert.py). Names in comments are the config.json keys.
-struct ModelConfig {
-    Architecture architecture = Architecture::Gpt2;
-    std::string modelType;                   // model_type
-    std::string architectureClass;           // architectures[0], or derived ("GPT2LMHeadModel") when absent
-    ModelHead head = ModelHead::None;
-    std::int64_t vocabSize = 0;              // vocab_size
-    std::int64_t dModel = 0;                 // n_embd | hidden_size
-    std::int64_t layers = 0;                 // n_layer | num_hidden_layers
-    std::int64_t heads = 0;                  // n_head | num_attention_heads
-    std::int64_t dHead = 0;                  // dModel / heads
-    std::int64_t intermediate = 0;           // n_inner (null: 4·n_embd) | intermediate_size; 0 for synthetic
-    std::int64_t maxPositions = 0;           // n_positions | max_position_embeddings; 0: unlimited
-    std::int64_t typeVocabSize = 0;          // BERT type_vocab_size
-    Activation activation = Activation::GeluNew;   // activation_function | hidden_act
-    float layerNormEps = 1e-5f;              // layer_norm_epsilon | layer_norm_eps
-    PositionKind positions = PositionKind::Learned;
-    bool causal = false;                     // GPT-2: true
-    bool scaleAttnWeights = true;            // GPT-2 scale_attn_weights: scores / sqrt(dHead)
-    bool scaleAttnByInverseLayerIdx = false; // GPT-2: scores additionally / (layer + 1)
-    std::int64_t numLabels = 0;              // classifiers: len(id2label) or num_labels (default 2)
-    std::vector<std::string> labels;         // id2label in id order ("LABEL_0", ... when absent)
-    std::optional<std::int64_t> padTokenId, bosTokenId, eosTokenId;
-    std::uint64_t seed = 0;                  // synthetic models only
-};
-
-// Parses config.json text. `label` (usually the file path) starts every message; a message names the field.
-Result<ModelConfig> parseModelConfig(const std::string &jsonText, const std::string &label);
-
-// "random:layers=2,heads=4,d_model=64,seed=7[,pe=none|sinusoidal|rope|alibi][,vocab=256][,causal=0|1]"
-// Keys may come in any order; each at most once. Defaults: layers 1, heads 4, d_model 64, seed 0, pe none,
-// vocab 256 (token ids are bytes), causal 0, max positions unlimited. d_model must be a multiple of heads.
-Result<ModelConfig> parseSyntheticSpec(const std::string &spec);
 
 struct HeadRef {
     std::int64_t layer = 0;
@@ -167,7 +118,7 @@ struct ForwardOptions {
 struct CapturedHead {
     HeadRef head;
     std::vector<float> weights;   // [L, L]: exactly what multiplied V (after ablations and overrides)
-    std::vector<float> scores;    // [L, L] when captureScores: scale·q·kᵀ + mask bias, -inf where masked
+    std::vector<float> scores;    // [L, L] when captureScores: scale·q·kᵀ (soft-capped for Gemma 2) + mask bias, -inf where masked
 };
 
 struct LayerQKV {
@@ -222,15 +173,25 @@ struct RandomizationSpec {
     std::string describe() const;             // "head + layers 2..1", "layer 0 (q, k)", ...
 };
 
+// How a checkpoint is loaded.
+struct LoadOptions {
+    // The memory the fp32 weights may take. 0: attn::memoryBudget() (limits.h: --max-memory, else the available memory). The
+    // estimate (config.json and the safetensors headers, before any tensor is read) over this budget is refused
+    // with "needs X GiB, Y GiB available"; a larger value is the override (the CLI's --max-memory).
+    std::uint64_t maxMemoryBytes = 0;
+    ProgressFn progress;   // fraction of the checkpoint's bytes converted, [0, 1]; called from the loading thread
+    CancelFn cancel;       // polled between tensors; returning true makes the load return ErrorCode::Cancelled
+};
+
 namespace detail { struct ModelWeights; }
 
 // An immutable loaded model. Copies share the weights; forward() is const and may run on several threads at once.
 class Model {
 public:
     // A folder, or a "random:" spec.
-    static Result<Model> open(const std::string &source);
-    static Result<Model> loadFolder(const std::string &folder);
-    static Result<Model> synthetic(const std::string &spec);
+    static Result<Model> open(const std::string &source, const LoadOptions &options = {});
+    static Result<Model> loadFolder(const std::string &folder, const LoadOptions &options = {});
+    static Result<Model> synthetic(const std::string &spec, const LoadOptions &options = {});
 
     const ModelConfig &config() const;
     const std::string &source() const;   // the folder path or the spec, as given

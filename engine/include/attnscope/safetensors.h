@@ -13,7 +13,12 @@
 // no gap and no overlap, and the last END is the end of the file). Every message names the file and the tensor
 // or field. Nothing here throws or aborts.
 //
-// Tensor bytes are read on demand (readFloat32), so a 500 MB checkpoint is never held twice in memory.
+// The header check is O(t log t) in the number of tensors t (sorted by offset for the gap/overlap check; the
+// duplicate-key check is a SAX pass, since nlohmann's callback parser rescans each object on every entry).
+//
+// Tensor bytes are read on demand (readFloat32). open() memory-maps the file read-only (falling back to reads
+// where it cannot), and each readFloat32 releases the mapped pages of the tensor it converted (madvise
+// MADV_DONTNEED), so converting a checkpoint tensor by tensor never holds a second full copy of it in memory.
 // F32 is copied, F16 and BF16 are widened to float (subnormals, Inf and NaN preserved); other dtypes are listed
 // and validated but cannot be read as float.
 
@@ -70,6 +75,9 @@ public:
     // IoError if the file changed or cannot be read any more.
     Result<std::vector<float>> readFloat32(const std::string &name) const;
     Result<std::vector<float>> readFloat32(const SafetensorsTensor &tensor) const;
+    // The same into `dst`, which holds tensor.numel() floats.
+    Status readFloat32Into(const SafetensorsTensor &tensor, float *dst) const;
+    bool isMapped() const { return m_map != nullptr; }
 
 private:
     static Result<SafetensorsFile> parse(std::string label, std::uint64_t fileSize,
@@ -83,6 +91,8 @@ private:
     std::map<std::string, std::size_t> m_index;
     std::map<std::string, std::string> m_metadata;
     std::shared_ptr<const std::vector<unsigned char>> m_memory;   // fromBytes() only
+    struct Mapping;
+    std::shared_ptr<const Mapping> m_map;                          // open(): the whole file, read-only
 };
 
 // Widening conversions used by readFloat32 (exposed for tests).

@@ -7,6 +7,9 @@
 //   sample:NAME          one of the bundled sample models (see sampleModelDirs for where they are looked up)
 //   random:layers=...    a synthetic model (model.h, parseSyntheticSpec); its "tokenizer" maps each UTF-8 byte
 //                        of the text to one token id in [0, 256), labelled with the character it starts
+//   a hub cache folder   models--Org--Name (its refs/main snapshot) or models--Org--Name/snapshots/<commit>
+//   Org/Name[@rev]       a Hugging Face repo id, found offline in the local hub cache (hubCacheDirs); refs/<rev>
+//                        (default main) or a commit names the snapshot. Nothing is ever downloaded.
 //
 // Token labels are the text each token covers (byte offsets into the UTF-8 input), not vocabulary strings, so
 // "Ġcat" shows as " cat" and "##ing" as "ing"; special tokens show their vocabulary string ("[CLS]").
@@ -29,8 +32,20 @@ struct SampleModelInfo {
 // sample_models, and the source tree's sample_models/ this build was configured from.
 std::vector<std::string> sampleModelDirs();
 std::vector<SampleModelInfo> listSampleModels();   // folders with a config.json, sorted by name
-// "sample:NAME" → the folder; any other spec is returned unchanged. Unknown samples name the folders searched.
+// "sample:NAME" → the folder; a hub cache repo folder → its snapshot; a repo id that is not an existing path →
+// its snapshot in the hub cache; "random:..." and other folders are returned unchanged. Unknown samples name the
+// folders searched; a repo id not in the cache names the cache folders searched.
 Result<std::string> resolveModelSpec(const std::string &spec);
+
+// The Hugging Face hub caches looked in, in order: $HF_HUB_CACHE, $HUGGINGFACE_HUB_CACHE, $HF_HOME/hub,
+// ${XDG_CACHE_HOME:-~/.cache}/huggingface/hub (duplicates dropped).
+std::vector<std::string> hubCacheDirs();
+// A models--Org--Name folder (it has snapshots/).
+bool isHubRepoFolder(const std::string &path);
+// Its snapshot for `revision` (empty: main; a ref name or a commit); IoError naming the snapshots there.
+Result<std::string> resolveHubRepoFolder(const std::string &repoFolder, const std::string &revision = {});
+// "Org/Name[@rev]" → the snapshot folder in the first cache that has the repo.
+Result<std::string> resolveHubRepoId(const std::string &spec);
 
 struct TokenizedText {
     std::string text;
@@ -43,7 +58,7 @@ struct TokenizedText {
 
 class TextModel {
 public:
-    static Result<TextModel> open(const std::string &spec);
+    static Result<TextModel> open(const std::string &spec, const LoadOptions &options = {});
 
     const Model &model() const { return m_model; }
     const std::optional<Tokenizer> &tokenizer() const { return m_tokenizer; }
@@ -54,7 +69,8 @@ public:
     TextModel withModel(Model model) const { return TextModel(std::move(model), m_tokenizer, m_spec); }
 
     // Text → tokens with the model's tokenizer (special tokens added as the tokenizer's post-processor says).
-    // Fails with a message when the text is longer than the model's positions.
+    // Fails with a message when the text is longer than the model's learned positions (RoPE models take any
+    // length, as transformers does).
     Result<TokenizedText> tokenize(const std::string &text) const;
 
 private:

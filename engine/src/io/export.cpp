@@ -111,11 +111,66 @@ Json modelSummary(const OpenedModel &m)
                 {"path", m.path.empty() ? Json(nullptr) : Json(m.path)},
                 {"architecture", architectureName(c.architecture)},
                 {"architecture_class", c.architectureClass},
+                {"family", c.family},
                 {"head", headKindName(c.head)},
                 {"layers", c.layers},
                 {"heads", c.heads},
                 {"d_model", c.dModel},
                 {"d_head", c.dHead}};
+}
+
+Json optionalNumber(const std::optional<double> &v) { return v ? Json(*v) : Json(nullptr); }
+
+Json ropeJson(const ModelConfig &c, const RopeConfig &r, std::int64_t layer)
+{
+    float factor = 1.0f;
+    ropeInverseFrequencies(c, layer, 1, &factor);
+    Json j{{"type", ropeTypeName(r.type)}, {"theta", r.theta}};
+    if (r.type != RopeType::Default) j["factor"] = r.factor;
+    if (r.originalMaxPositions > 0) j["original_max_positions"] = r.originalMaxPositions;
+    if (r.type == RopeType::Llama3) {
+        j["low_freq_factor"] = r.lowFreqFactor;
+        j["high_freq_factor"] = r.highFreqFactor;
+    }
+    if (r.type == RopeType::Yarn) {
+        j["beta_fast"] = r.betaFast;
+        j["beta_slow"] = r.betaSlow;
+    }
+    if (r.type == RopeType::Yarn || r.type == RopeType::LongRope) j["attention_factor"] = factor;
+    return j;
+}
+
+// RoPE of the model: null without; "local" is Gemma 3's sliding-layer RoPE (null when every layer shares one).
+Json ropeSummary(const ModelConfig &c)
+{
+    if (c.positions != PositionKind::RoPE || c.architecture == Architecture::Synthetic) return nullptr;
+    std::int64_t global = 0, local = -1;
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+        const bool isLocal = static_cast<std::size_t>(l) < c.layerAttention.size() && c.layerAttention[static_cast<std::size_t>(l)].localRope;
+        if (isLocal && local < 0) local = l;
+        if (!isLocal) global = l;
+    }
+    Json j = ropeJson(c, c.rope, global);
+    j["rotary_dim"] = c.rotaryDim;
+    j["local"] = local >= 0 ? ropeJson(c, c.ropeLocal, local) : Json(nullptr);
+    return j;
+}
+
+// Each layer's attention as the model defines it: full or sliding (window in Hugging Face's convention: W keys,
+// the query included), which RoPE, and the score scale.
+Json attentionLayers(const ModelConfig &c)
+{
+    Json layers = Json::array();
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+        const std::int64_t w = layerWindow(c, l);
+        const bool local = static_cast<std::size_t>(l) < c.layerAttention.size() && c.layerAttention[static_cast<std::size_t>(l)].localRope;
+        layers.push_back(Json{{"layer", l},
+                              {"attention", w > 0 ? "sliding" : "full"},
+                              {"window", w > 0 ? Json(w) : Json(nullptr)},
+                              {"rope", c.positions != PositionKind::RoPE ? Json(nullptr) : Json(local ? "local" : "global")},
+                              {"scale", attentionScale(c, l)}});
+    }
+    return layers;
 }
 
 // One vocabulary entry of a prediction.
@@ -218,6 +273,21 @@ Json settings(const OpenedModel &m, const RunRequest &request, const RunData &da
               {"padding_keys", request.padding}};
     if (request.padding > 0) structure.keyValid = data.attentionMask;
     mask["description"] = structure.describe();
+    // Per layer as it ran: the model's own (sliding layers with their Hugging Face window: W keys, the query
+    // included) or the override on every layer.
+    Json layers = Json::array();
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+        std::string layerKind = kind;
+        Json window = mask["window"];
+        if (request.mask.kind == MaskChoice::Kind::Model && layerWindow(c, l) > 0) {
+            layerKind = "sliding";
+            window = layerWindow(c, l);
+        } else if (request.mask.kind == MaskChoice::Kind::CausalWindow) {
+            window = request.mask.window + 1;
+        }
+        layers.push_back(Json{{"layer", l}, {"kind", layerKind}, {"window", window}});
+    }
+    mask["layers"] = layers;
 
     Json heads = Json::array();
     for (const CapturedHead &h : data.result.heads) heads.push_back(Json::array({h.head.layer, h.head.head}));
@@ -292,6 +362,15 @@ std::string modelInfoJson(const OpenedModel &m)
     info["causal"] = c.causal;
     info["activation"] = c.architecture == Architecture::Synthetic ? Json(nullptr) : Json(activationName(c.activation));
     info["labels"] = c.head == ModelHead::Classification ? Json(c.labels) : Json(nullptr);
+    info["kv_heads"] = c.kvHeads;
+    info["kv_groups"] = kvGroups(c);
+    info["norm"] = c.norm == NormKind::RMSNorm ? (c.normPlusOne ? "rms_norm_plus_one" : "rms_norm") : "layer_norm";
+    info["tied_embeddings"] = c.head == ModelHead::None ? Json(nullptr) : Json(c.tiedEmbeddings);
+    info["embedding_scale"] = c.embeddingScale;
+    info["rope"] = ropeSummary(c);
+    info["attention_layers"] = attentionLayers(c);
+    info["softcap"] = Json{{"attention", c.attnSoftcap > 0 ? Json(c.attnSoftcap) : Json(nullptr)},
+                           {"final", c.finalSoftcap > 0 ? Json(c.finalSoftcap) : Json(nullptr)}};
     if (m.tokenizer) {
         info["tokenizer"] = Json{{"kind", tokenizerKindName(m.tokenizer->kind())},
                                  {"source", m.tokenizer->source()},
@@ -305,6 +384,7 @@ std::string modelInfoJson(const OpenedModel &m)
     info["special_tokens"] = specialTokens(m);
     const auto params = parameterCount(m);
     info["parameter_count"] = params ? Json(*params) : Json(nullptr);
+    info["load_seconds"] = std::round(m.loadSeconds * 1000.0) / 1000.0;
     info["description"] = nullableString(readmeFirstLine(m.path));
     return info.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

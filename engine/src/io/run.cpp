@@ -4,6 +4,7 @@
 #include <attnscope/export.h>
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <climits>
 
@@ -117,6 +118,8 @@ std::string positionKindName(PositionKind kind)
 
 Result<OpenedModel> openModel(const std::string &spec, bool requireTokenizer)
 {
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     auto path = resolveModelSpec(spec);
     if (!path) return path.status();
     const bool synthetic = spec.rfind("random:", 0) == 0;
@@ -126,6 +129,7 @@ Result<OpenedModel> openModel(const std::string &spec, bool requireTokenizer)
         OpenedModel m{spec, synthetic ? std::string() : *path, text->displayName(), text->model(), std::nullopt,
                       text->tokenizer(), {}};
         m.textModel = std::move(text).value();
+        m.loadSeconds = elapsed();
         return m;
     }
     auto model = Model::open(*path);
@@ -137,6 +141,7 @@ Result<OpenedModel> openModel(const std::string &spec, bool requireTokenizer)
         if (tokenizer) m.tokenizer = std::move(tokenizer).value();
         else m.tokenizerError = tokenizer.status().message();
     }
+    m.loadSeconds = elapsed();
     return m;
 }
 

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Hugging Face checkpoint folders → ModelWeights. Tensor names and layouts: reference/formats-and-libraries.md §3.
-// Names are canonicalised first (an optional `transformer.` / `bert.` prefix stripped, old LayerNorm.gamma/beta
-// renamed), buffers that are not weights are skipped, and every tensor is checked against the shape config.json
-// implies before it is used.
+// Hugging Face checkpoint folders → ModelWeights, for every family through its tensor-name table
+// (tensornames.h). Names are canonicalised first (prefixes stripped, old names renamed), buffers that are not
+// weights are skipped, the memory the fp32 weights will take is checked against the budget before any tensor
+// is read, and every tensor is checked against the shape config.json implies before it is used. Tensors are
+// converted one at a time from the memory-mapped file(s), which release each tensor's pages once converted.
+#include "configfields.h"
+#include "tensornames.h"
 #include "weights.h"
 
+#include <attnscope/attention.h>
 #include <attnscope/limits.h>
 #include <attnscope/safetensors.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -44,11 +49,6 @@ Result<std::string> readText(const fs::path &path)
     return s.str();
 }
 
-bool endsWith(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // All tensors of a checkpoint (one file or several shards) under their canonical names.
 class TensorStore {
 public:
@@ -57,12 +57,14 @@ public:
         const SafetensorsTensor *tensor = nullptr;
     };
 
-    Status add(SafetensorsFile file, Architecture arch)
+    explicit TensorStore(const TensorNames &names) : m_names(names) {}
+
+    Status add(SafetensorsFile file)
     {
         m_files.push_back(std::make_unique<SafetensorsFile>(std::move(file)));
         const SafetensorsFile &f = *m_files.back();
         for (const SafetensorsTensor &t : f.tensors()) {
-            const std::string name = canonical(t.name, arch);
+            const std::string name = canonicalTensorName(m_names, t.name);
             if (name.empty()) continue;   // a buffer, not a weight
             if (!m_entries.emplace(name, Entry{&f, &t}).second)
                 return formatError(f.path() + ": tensor '" + t.name + "' duplicates '" + m_entries[name].tensor->name +
@@ -72,41 +74,19 @@ public:
     }
 
     bool has(const std::string &name) const { return m_entries.count(name) != 0; }
+    const Entry *find(const std::string &name) const
+    {
+        const auto it = m_entries.find(name);
+        return it == m_entries.end() ? nullptr : &it->second;
+    }
+    const std::map<std::string, Entry> &entries() const { return m_entries; }
     std::string fileLabel() const
     {
         return m_files.size() == 1 ? m_files.front()->path() : m_files.front()->path() + " (and other shards)";
     }
 
-    // The tensor as fp32, checked against the shape config.json implies. `why` explains the expected shape.
-    Result<std::vector<float>> take(const std::string &name, const std::vector<std::int64_t> &shape,
-                                    const std::string &why) const
-    {
-        const auto it = m_entries.find(name);
-        if (it == m_entries.end())
-            return formatError(fileLabel() + ": missing tensor '" + name + "'" + (why.empty() ? "" : " (" + why + ")"));
-        const SafetensorsTensor &t = *it->second.tensor;
-        if (t.shape != shape)
-            return formatError(it->second.file->path() + ": tensor '" + t.name + "' has shape " + t.shapeString() +
-                               "; expected " + shapeText(shape) + (why.empty() ? "" : " (" + why + ")"));
-        return it->second.file->readFloat32(t);
-    }
-
 private:
-    static std::string canonical(std::string name, Architecture arch)
-    {
-        const std::string prefix = arch == Architecture::Gpt2 ? "transformer." : "bert.";
-        if (name.rfind(prefix, 0) == 0) name.erase(0, prefix.size());
-        if (arch == Architecture::Gpt2) {
-            if (endsWith(name, ".attn.bias") || endsWith(name, ".attn.masked_bias")) return {};   // causal buffers
-        } else {
-            if (name == "embeddings.position_ids") return {};
-            for (auto [from, to] : {std::pair{"LayerNorm.gamma", "LayerNorm.weight"},
-                                    std::pair{"LayerNorm.beta", "LayerNorm.bias"}})
-                if (endsWith(name, from)) name = name.substr(0, name.size() - std::string(from).size()) + to;
-        }
-        return name;
-    }
-
+    const TensorNames &m_names;
     std::vector<std::unique_ptr<SafetensorsFile>> m_files;
     std::map<std::string, Entry> m_entries;
 };
@@ -114,144 +94,241 @@ private:
 // Collects tensors into ModelWeights; the first error wins and later calls do nothing.
 class Loader {
 public:
-    Loader(const TensorStore &store, const ModelConfig &config) : m_store(store), m_c(config) {}
+    Loader(const TensorStore &store, const ModelConfig &config, const LoadOptions &options, std::uint64_t totalBytes)
+        : m_store(store), m_c(config), m_opt(options), m_total(totalBytes)
+    {
+    }
     const Status &status() const { return m_status; }
 
-    void vec(std::vector<float> &dst, const std::string &name, std::vector<std::int64_t> shape, const std::string &why = {})
+    // The tensor as fp32 in its own layout, checked against the shape config.json implies.
+    void vec(std::vector<float> &dst, const std::string &name, std::vector<std::int64_t> shape, const std::string &why)
     {
         if (!m_status) return;
-        auto r = m_store.take(name, shape, why);
-        if (!r) m_status = r.status();
-        else dst = std::move(r).value();
+        if (m_opt.cancel && m_opt.cancel()) {
+            m_status = Status::cancelled();
+            return;
+        }
+        const TensorStore::Entry *e = m_store.find(name);
+        if (!e) {
+            m_status = formatError(m_store.fileLabel() + ": missing tensor '" + name + "'" + (why.empty() ? "" : " (" + why + ")"));
+            return;
+        }
+        const SafetensorsTensor &t = *e->tensor;
+        if (t.shape != shape) {
+            m_status = formatError(e->file->path() + ": tensor '" + t.name + "' has shape " + t.shapeString() +
+                                   "; expected " + shapeText(shape) + (why.empty() ? "" : " (" + why + ")"));
+            return;
+        }
+        dst.assign(static_cast<std::size_t>(t.numel()), 0.0f);
+        if (Status s = e->file->readFloat32Into(t, dst.data()); !s) {
+            m_status = s;
+            return;
+        }
+        m_done += t.end - t.begin;
+        if (m_opt.progress && m_total > 0) m_opt.progress(std::min(1.0, static_cast<double>(m_done) / static_cast<double>(m_total)));
     }
-    void norm(LayerNormWeights &dst, const std::string &prefix)
+
+    void norm(LayerNormWeights &dst, const std::string &prefix, std::int64_t size, const std::string &why)
     {
-        vec(dst.gamma, prefix + ".weight", {m_c.dModel}, "hidden size");
-        vec(dst.beta, prefix + ".bias", {m_c.dModel}, "hidden size");
+        vec(dst.gamma, prefix + ".weight", {size}, why);
+        if (m_c.norm == NormKind::LayerNorm) vec(dst.beta, prefix + ".bias", {size}, why);
+        if (m_c.normPlusOne)
+            for (float &g : dst.gamma) g += 1.0f;   // Gemma stores γ − 1 (GemmaRMSNorm: x̂ · (1 + w) in fp32)
     }
-    // Conv1D: stored [in, out] already.
-    void conv1d(Linear &dst, const std::string &prefix, std::int64_t in, std::int64_t out, const std::string &why)
+
+    // A projection [in → out] with or without bias: Conv1D [in, out] as stored, nn.Linear [out, in] transposed.
+    void linear(Linear &dst, const std::string &prefix, std::int64_t in, std::int64_t out, bool bias,
+                const std::string &why)
     {
         dst.in = in;
         dst.out = out;
-        vec(dst.w, prefix + ".weight", {in, out}, why);
-        vec(dst.b, prefix + ".bias", {out}, why);
+        if (tensorNames(m_c).conv1d) {
+            vec(dst.w, prefix + ".weight", {in, out}, why);
+        } else {
+            vec(m_scratch, prefix + ".weight", {out, in}, why);
+            if (m_status) transpose(m_scratch, out, in, dst.w);
+        }
+        if (bias) vec(dst.b, prefix + ".bias", {out}, why);
     }
-    // nn.Linear: stored [out, in]; transposed to [in, out].
-    void linear(Linear &dst, const std::string &prefix, std::int64_t in, std::int64_t out, const std::string &why)
+
+    static void transpose(const std::vector<float> &src, std::int64_t rows, std::int64_t cols, std::vector<float> &dst)
     {
-        std::vector<float> w;
-        vec(w, prefix + ".weight", {out, in}, why);
-        vec(dst.b, prefix + ".bias", {out}, why);
-        if (!m_status) return;
-        dst.in = in;
-        dst.out = out;
-        dst.w.resize(w.size());
-        for (std::int64_t o = 0; o < out; ++o)
-            for (std::int64_t i = 0; i < in; ++i) dst.w[static_cast<std::size_t>(i * out + o)] = w[static_cast<std::size_t>(o * in + i)];
+        dst.resize(src.size());
+        for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c)
+                dst[static_cast<std::size_t>(c * rows + r)] = src[static_cast<std::size_t>(r * cols + c)];
     }
 
 private:
     const TensorStore &m_store;
     const ModelConfig &m_c;
+    const LoadOptions &m_opt;
+    std::uint64_t m_total = 0, m_done = 0;
+    std::vector<float> m_scratch;   // one [out, in] tensor before its transpose
     Status m_status;
 };
 
-// c_attn [D, 3D] → q, k, v [D, D] each (column blocks).
-void splitQkv(const Linear &qkv, Block &b)
+// Columns [c0, c0 + n) of a row-major [rows, cols] matrix.
+std::vector<float> columns(const std::vector<float> &m, std::int64_t rows, std::int64_t cols, std::int64_t c0, std::int64_t n)
 {
-    const std::int64_t D = qkv.in, W = qkv.out / 3;
+    std::vector<float> out(static_cast<std::size_t>(rows * n));
+    for (std::int64_t r = 0; r < rows; ++r)
+        std::copy_n(m.begin() + r * cols + c0, n, out.begin() + r * n);
+    return out;
+}
+
+// A fused projection (already [D, total] with its bias) split into q, k, v by the family's layout.
+void splitQkv(const Linear &fused, QkvFusion fusion, const ModelConfig &c, Block &b)
+{
+    const std::int64_t D = fused.in, total = fused.out, dh = c.dHead, H = c.heads, Hkv = c.kvHeads;
     Linear *parts[3] = {&b.q, &b.k, &b.v};
+    std::vector<std::int64_t> widths{H * dh, Hkv * dh, Hkv * dh};
     for (int p = 0; p < 3; ++p) {
         Linear &l = *parts[p];
         l.in = D;
-        l.out = W;
-        l.w.resize(static_cast<std::size_t>(D * W));
-        for (std::int64_t r = 0; r < D; ++r)
-            for (std::int64_t c = 0; c < W; ++c)
-                l.w[static_cast<std::size_t>(r * W + c)] = qkv.w[static_cast<std::size_t>(r * qkv.out + p * W + c)];
-        l.b.assign(qkv.b.begin() + p * W, qkv.b.begin() + (p + 1) * W);
+        l.out = widths[static_cast<std::size_t>(p)];
+        l.w.assign(static_cast<std::size_t>(D * l.out), 0.0f);
+        if (!fused.b.empty()) l.b.assign(static_cast<std::size_t>(l.out), 0.0f);
+    }
+    if (fusion == QkvFusion::PerHeadRows) {
+        // Output column (head h, part p, dim d) sits at h·3·dh + p·dh + d (view(T, H, 3·dh).chunk(3)).
+        for (std::int64_t h = 0; h < H; ++h)
+            for (int p = 0; p < 3; ++p) {
+                Linear &l = *parts[p];
+                for (std::int64_t r = 0; r < D; ++r)
+                    std::copy_n(fused.w.begin() + r * total + h * 3 * dh + p * dh, dh, l.w.begin() + r * l.out + h * dh);
+                if (!fused.b.empty()) std::copy_n(fused.b.begin() + h * 3 * dh + p * dh, dh, l.b.begin() + h * dh);
+            }
+        return;
+    }
+    // Conv1D columns and Phi-3 row blocks are both [q | k | v] blocks once in [in, out] layout.
+    std::int64_t start = 0;
+    for (int p = 0; p < 3; ++p) {
+        Linear &l = *parts[p];
+        l.w = columns(fused.w, D, total, start, l.out);
+        if (!fused.b.empty()) std::copy_n(fused.b.begin() + start, l.out, l.b.begin());
+        start += l.out;
     }
 }
 
-Status loadGpt2(const TensorStore &store, ModelWeights &w)
+// The head of an encoder, decided from the tensors when config.json has no "architectures".
+void decideEncoderHead(ModelConfig &c, const TensorStore &store, const TensorNames &n)
 {
-    const ModelConfig &c = w.config;
-    const std::int64_t D = c.dModel, I = c.intermediate;
-    Loader ld(store, c);
-    ld.vec(w.tokenEmbedding, "wte.weight", {c.vocabSize, D}, "vocab_size x n_embd");
-    ld.vec(w.positionEmbedding, "wpe.weight", {c.maxPositions, D}, "n_positions x n_embd");
-    w.blocks.resize(static_cast<std::size_t>(c.layers));
-    for (std::int64_t i = 0; i < c.layers; ++i) {
-        Block &b = w.blocks[static_cast<std::size_t>(i)];
-        const std::string p = "h." + std::to_string(i) + ".";
-        ld.norm(b.ln1, p + "ln_1");
-        Linear qkv;
-        ld.conv1d(qkv, p + "attn.c_attn", D, 3 * D, "Conv1D [n_embd, 3 n_embd]");
-        if (ld.status()) splitQkv(qkv, b);
-        ld.conv1d(b.o, p + "attn.c_proj", D, D, "Conv1D [n_embd, n_embd]");
-        ld.norm(b.ln2, p + "ln_2");
-        ld.conv1d(b.fc1, p + "mlp.c_fc", D, I, "Conv1D [n_embd, n_inner]");
-        ld.conv1d(b.fc2, p + "mlp.c_proj", I, D, "Conv1D [n_inner, n_embd]");
+    if (!c.architectureClass.empty()) return;
+    static const std::map<Architecture, std::string> prefix{
+        {Architecture::Bert, "Bert"}, {Architecture::Roberta, "Roberta"}, {Architecture::DistilBert, "DistilBert"}};
+    const std::string p = prefix.at(c.architecture);
+    if (!n.classifierMarker.empty() && store.has(n.classifierMarker)) {
+        c.architectureClass = p + "ForSequenceClassification";
+        c.head = ModelHead::Classification;
+    } else if (!n.mlmMarker.empty() && store.has(n.mlmMarker)) {
+        c.architectureClass = p + "ForMaskedLM";
+        c.head = ModelHead::MaskedLM;
+    } else {
+        c.architectureClass = p + "Model";
+        c.head = ModelHead::None;
     }
-    ld.norm(w.finalNorm, "ln_f");
-    if (store.has("lm_head.weight")) ld.vec(w.lmHead, "lm_head.weight", {c.vocabSize, D}, "vocab_size x n_embd");
-    return ld.status();
 }
 
-Status loadBert(const TensorStore &store, ModelWeights &w)
+Status loadTensors(const TensorStore &store, ModelWeights &w, const LoadOptions &opt, std::uint64_t totalBytes)
 {
     ModelConfig &c = w.config;
-    const std::int64_t D = c.dModel, I = c.intermediate;
-    if (c.architectureClass.empty()) {
-        // No "architectures" in config.json: the checkpoint's heads decide.
-        if (store.has("classifier.weight")) {
-            c.architectureClass = "BertForSequenceClassification";
-            c.head = ModelHead::Classification;
-        } else if (store.has("cls.predictions.transform.dense.weight")) {
-            c.architectureClass = "BertForMaskedLM";
-            c.head = ModelHead::MaskedLM;
-        } else {
-            c.architectureClass = "BertModel";
-            c.head = ModelHead::None;
-        }
-    }
-    Loader ld(store, c);
-    ld.vec(w.tokenEmbedding, "embeddings.word_embeddings.weight", {c.vocabSize, D}, "vocab_size x hidden_size");
-    ld.vec(w.positionEmbedding, "embeddings.position_embeddings.weight", {c.maxPositions, D},
-           "max_position_embeddings x hidden_size");
-    ld.vec(w.typeEmbedding, "embeddings.token_type_embeddings.weight", {c.typeVocabSize, D},
-           "type_vocab_size x hidden_size");
-    ld.norm(w.embeddingNorm, "embeddings.LayerNorm");
+    const TensorNames &n = tensorNames(c);
+    const std::int64_t D = c.dModel, I = c.intermediate, dh = c.dHead, H = c.heads, Hkv = c.kvHeads;
+    const std::string linearWhy = n.conv1d ? "Conv1D [in, out]" : "Linear [out, in]";
+    Loader ld(store, c, opt, totalBytes);
+
+    ld.vec(w.tokenEmbedding, n.tokenEmbedding + ".weight", {c.vocabSize, D}, "vocab_size x hidden size");
+    if (c.positions == PositionKind::Learned)
+        ld.vec(w.positionEmbedding, n.positionEmbedding + ".weight", {c.maxPositions, D},
+               std::string(c.architecture == Architecture::Gpt2 ? "n_positions" : "max_position_embeddings") +
+                   " x hidden size");
+    if (c.typeVocabSize > 0)
+        ld.vec(w.typeEmbedding, n.typeEmbedding + ".weight", {c.typeVocabSize, D}, "type_vocab_size x hidden size");
+    if (!n.embeddingNorm.empty()) ld.norm(w.embeddingNorm, n.embeddingNorm, D, "hidden size");
+
     w.blocks.resize(static_cast<std::size_t>(c.layers));
     for (std::int64_t i = 0; i < c.layers; ++i) {
         Block &b = w.blocks[static_cast<std::size_t>(i)];
-        const std::string p = "encoder.layer." + std::to_string(i) + ".";
-        ld.linear(b.q, p + "attention.self.query", D, D, "Linear [hidden_size, hidden_size]");
-        ld.linear(b.k, p + "attention.self.key", D, D, "Linear [hidden_size, hidden_size]");
-        ld.linear(b.v, p + "attention.self.value", D, D, "Linear [hidden_size, hidden_size]");
-        ld.linear(b.o, p + "attention.output.dense", D, D, "Linear [hidden_size, hidden_size]");
-        ld.norm(b.ln1, p + "attention.output.LayerNorm");
-        ld.linear(b.fc1, p + "intermediate.dense", D, I, "Linear [intermediate_size, hidden_size]");
-        ld.linear(b.fc2, p + "output.dense", I, D, "Linear [hidden_size, intermediate_size]");
-        ld.norm(b.ln2, p + "output.LayerNorm");
+        const auto name = [&](const std::string &module) { return layerName(n, i, module); };
+        ld.norm(b.ln1, name(n.ln1), D, "hidden size");
+        if (n.qkvFusion == QkvFusion::Separate) {
+            ld.linear(b.q, name(n.q), D, H * dh, c.attentionBias, linearWhy + ", heads x head_dim");
+            ld.linear(b.k, name(n.k), D, Hkv * dh, c.attentionBias, linearWhy + ", key/value heads x head_dim");
+            ld.linear(b.v, name(n.v), D, Hkv * dh, c.attentionBias, linearWhy + ", key/value heads x head_dim");
+        } else {
+            Linear fused;
+            ld.linear(fused, name(n.qkv), D, (H + 2 * Hkv) * dh, c.attentionBias, linearWhy + ", fused q, k, v");
+            if (ld.status()) splitQkv(fused, n.qkvFusion, c, b);
+        }
+        if (c.qkNorm) {
+            ld.norm(b.qNorm, name(n.qNorm), dh, "head_dim");
+            ld.norm(b.kNorm, name(n.kNorm), dh, "head_dim");
+        }
+        ld.linear(b.o, name(n.o), H * dh, D, c.outputBias, linearWhy + ", hidden size x heads·head_dim");
+        if (c.sandwichNorms) ld.norm(b.postAttn, name(n.postAttn), D, "hidden size");
+        ld.norm(b.ln2, name(n.ln2), D, "hidden size");
+        if (!n.gateUp.empty()) {
+            Linear fused;
+            ld.linear(fused, name(n.gateUp), D, 2 * I, c.mlpBias, linearWhy + ", fused gate and up");
+            if (ld.status()) {
+                b.gate = {D, I, columns(fused.w, D, 2 * I, 0, I), {}};
+                b.fc1 = {D, I, columns(fused.w, D, 2 * I, I, I), {}};
+            }
+        } else {
+            if (c.gatedMlp) ld.linear(b.gate, name(n.gate), D, I, c.mlpBias, linearWhy + ", intermediate_size");
+            ld.linear(b.fc1, name(n.up), D, I, c.mlpBias, linearWhy + ", intermediate_size");
+        }
+        ld.linear(b.fc2, name(n.down), I, D, c.mlpBias, linearWhy + ", hidden size x intermediate_size");
+        if (c.sandwichNorms) ld.norm(b.postMlp, name(n.postMlp), D, "hidden size");
     }
-    const bool needPooler = c.head == ModelHead::Classification;
-    if (needPooler || store.has("pooler.dense.weight"))
-        ld.linear(w.pooler, "pooler.dense", D, D, "Linear [hidden_size, hidden_size]");
-    if (c.head == ModelHead::MaskedLM) {
-        ld.linear(w.mlmTransform, "cls.predictions.transform.dense", D, D, "Linear [hidden_size, hidden_size]");
-        ld.norm(w.mlmNorm, "cls.predictions.transform.LayerNorm");
-        // The decoder is tied to the word embeddings; a checkpoint may still carry it (and its bias twice).
-        if (store.has("cls.predictions.decoder.weight"))
-            ld.vec(w.lmHead, "cls.predictions.decoder.weight", {c.vocabSize, D}, "vocab_size x hidden_size");
-        const std::string bias =
-            store.has("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias";
-        ld.vec(w.lmBias, bias, {c.vocabSize}, "vocab_size");
+    if (!n.finalNorm.empty()) ld.norm(w.finalNorm, n.finalNorm, D, "hidden size");
+
+    // Heads.
+    if (c.head == ModelHead::CausalLM) {
+        const auto untied = std::find_if(n.lmHead.begin(), n.lmHead.end(), [&](const std::string &s) { return store.has(s); });
+        // GPT-2 checkpoints may carry lm_head.weight whatever tie_word_embeddings says; it is what they compute.
+        if (untied != n.lmHead.end() && (!c.tiedEmbeddings || c.architecture == Architecture::Gpt2)) {
+            ld.vec(w.lmHead, *untied, {c.vocabSize, D}, "vocab_size x hidden size");
+            c.tiedEmbeddings = false;
+        } else if (!c.tiedEmbeddings && c.architecture != Architecture::Gpt2) {
+            if (!ld.status()) return ld.status();
+            return formatError(store.fileLabel() + ": missing tensor '" + n.lmHead.front() +
+                               "' (tie_word_embeddings is false, so the LM head has its own weights)");
+        }
     }
-    if (c.head == ModelHead::Classification)
-        ld.linear(w.classifier, "classifier", D, c.numLabels, "Linear [num_labels, hidden_size]");
+    if (c.head == ModelHead::CausalLM) c.tiedEmbeddings = w.lmHead.empty();
+    if (c.postNorm) {
+        // Encoders: pooler, masked-LM head, sequence classifier.
+        if (c.head == ModelHead::Classification) {
+            ld.linear(w.pooler, n.classifierPooler, D, D, true, "Linear [hidden size, hidden size]");
+            ld.linear(w.classifier, n.classifier, D, c.numLabels, true, "Linear [num_labels, hidden size]");
+            if (c.architecture == Architecture::DistilBert) w.poolerActivation = Activation::Relu;
+        } else if (!n.pooler.empty() && store.has(n.pooler + ".weight")) {
+            ld.linear(w.pooler, n.pooler, D, D, true, "Linear [hidden size, hidden size]");
+        }
+        if (c.head == ModelHead::MaskedLM) {
+            // RobertaLMHead calls gelu() itself; BERT and DistilBERT use the configured activation.
+            w.mlmActivation = c.architecture == Architecture::Roberta ? Activation::Gelu : c.activation;
+            ld.linear(w.mlmTransform, n.mlmTransform, D, D, true, "Linear [hidden size, hidden size]");
+            ld.norm(w.mlmNorm, n.mlmNorm, D, "hidden size");
+            // The decoder is tied to the word embeddings; a checkpoint may still carry it (and its bias twice).
+            if (store.has(n.mlmDecoder)) ld.vec(w.lmHead, n.mlmDecoder, {c.vocabSize, D}, "vocab_size x hidden size");
+            const auto bias = std::find_if(n.mlmBias.begin(), n.mlmBias.end(), [&](const std::string &s) { return store.has(s); });
+            ld.vec(w.lmBias, bias == n.mlmBias.end() ? n.mlmBias.front() : *bias, {c.vocabSize}, "vocab_size");
+        }
+    }
     return ld.status();
+}
+
+// Gemma's √H in the embedding's storage dtype (GemmaTextScaledWordEmbedding: embed_scale.to(weight.dtype)).
+void roundEmbeddingScale(ModelConfig &c, const TensorStore &store)
+{
+    if (c.embeddingScale == 1.0f) return;
+    const TensorStore::Entry *e = store.find(tensorNames(c).tokenEmbedding + ".weight");
+    if (!e) return;
+    if (e->tensor->dtype == SafetensorsDType::BF16) c.embeddingScale = roundToDtype(c.embeddingScale, ComputeDtype::BF16);
+    if (e->tensor->dtype == SafetensorsDType::F16) c.embeddingScale = roundToDtype(c.embeddingScale, ComputeDtype::F16);
 }
 
 const char *kConvertHint =
@@ -261,15 +338,68 @@ const char *kConvertHint =
     "save_file({k: v.contiguous() for k, v in sd.items()}, 'model.safetensors', metadata={'format': 'pt'})\"\n"
     "or load it with transformers and call model.save_pretrained(folder, safe_serialization=True).";
 
+Result<std::set<std::string>> shardsOf(const fs::path &index)
+{
+    auto indexText = readText(index);
+    if (!indexText) return indexText.status();
+    std::set<std::string> shards;
+    try {
+        const json j = json::parse(*indexText);
+        const auto map = j.find("weight_map");
+        if (!j.is_object() || map == j.end() || !map->is_object())
+            return formatError(index.string() + ": missing the 'weight_map' object");
+        for (auto it = map->begin(); it != map->end(); ++it) {
+            if (!it.value().is_string())
+                return formatError(index.string() + ": weight_map entry '" + it.key() + "' must be a file name");
+            const std::string shard = it.value().get<std::string>();
+            if (shard.empty() || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
+                shard == "." || shard == "..")
+                return formatError(index.string() + ": weight_map entry '" + it.key() + "' names '" + shard +
+                                   "', which is not a file in this folder");
+            shards.insert(shard);
+        }
+    } catch (const json::exception &e) {
+        return formatError(index.string() + ": not valid JSON: " + e.what());
+    }
+    if (shards.empty()) return formatError(index.string() + ": weight_map is empty");
+    return shards;
+}
+
+// No safetensors: say why (pickle, GGUF) or that there are no weights.
+Status noWeights(const fs::path &folder, const std::string &folderText)
+{
+    std::vector<std::string> pickles, gguf;
+    std::error_code ec;
+    for (const auto &entry : fs::directory_iterator(folder, ec)) {
+        const std::string ext = entry.path().extension().string();
+        if (ext == ".bin" || ext == ".pt" || ext == ".pth" || ext == ".ckpt") pickles.push_back(entry.path().filename().string());
+        if (ext == ".gguf") gguf.push_back(entry.path().filename().string());
+    }
+    std::sort(pickles.begin(), pickles.end());
+    std::sort(gguf.begin(), gguf.end());
+    if (!gguf.empty())
+        return formatError(folderText + ": has only GGUF weights (" + gguf.front() + (gguf.size() > 1 ? ", ..." : "") +
+                           "), which are quantized llama.cpp files; AttnScope reads safetensors (F32, F16, BF16): "
+                           "open the original Hugging Face checkpoint");
+    if (!pickles.empty())
+        return formatError(folderText + ": has only pickle weights (" + pickles.front() +
+                           (pickles.size() > 1 ? ", ..." : "") + ") and no model.safetensors. " + kConvertHint);
+    return ioError((folder / "model.safetensors").string() + ": not found (the folder has no model.safetensors)");
+}
+
 } // namespace
 
-Result<ModelWeights> loadCheckpointFolder(const std::string &folderText)
+Result<ModelWeights> loadCheckpointFolder(const std::string &folderText, const LoadOptions &options)
 {
     const fs::path folder(folderText);
     std::error_code ec;
     if (!fs::exists(folder, ec)) return ioError(folderText + ": no such folder");
-    if (!fs::is_directory(folder, ec))
+    if (!fs::is_directory(folder, ec)) {
+        if (folder.extension() == ".gguf")
+            return formatError(folderText + ": GGUF files (quantized llama.cpp checkpoints) are not supported; "
+                                            "open the Hugging Face checkpoint folder (config.json + model.safetensors)");
         return ioError(folderText + ": not a folder (open the folder that holds config.json and model.safetensors)");
+    }
 
     const fs::path configPath = folder / "config.json";
     if (!fs::exists(configPath, ec)) return ioError(configPath.string() + ": not found (every model folder needs a config.json)");
@@ -277,64 +407,47 @@ Result<ModelWeights> loadCheckpointFolder(const std::string &folderText)
     if (!text) return text.status();
     auto config = parseModelConfig(*text, configPath.string());
     if (!config) return config.status();
-    if (Status s = checkWeightMemory(*config, folderText); !s) return s;   // limits.h: before any tensor is read
+    // limits.h, from config.json alone before any tensor is read (a caller's own limit is checked below instead).
+    if (options.maxMemoryBytes == 0)
+        if (Status s = checkWeightMemory(*config, folderText); !s) return s;
 
     ModelWeights w;
     w.config = std::move(config).value();
     w.source = folderText;
 
-    TensorStore store;
+    TensorStore store(tensorNames(w.config));
     const fs::path single = folder / "model.safetensors";
     const fs::path index = folder / "model.safetensors.index.json";
+    std::vector<fs::path> files;
     if (fs::exists(single, ec)) {
-        auto file = SafetensorsFile::open(single.string());
-        if (!file) return file.status();
-        if (Status s = store.add(std::move(file).value(), w.config.architecture); !s) return s;
+        files.push_back(single);
     } else if (fs::exists(index, ec)) {
-        auto indexText = readText(index);
-        if (!indexText) return indexText.status();
-        std::set<std::string> shards;
-        try {
-            const json j = json::parse(*indexText);
-            const auto map = j.find("weight_map");
-            if (!j.is_object() || map == j.end() || !map->is_object())
-                return formatError(index.string() + ": missing the 'weight_map' object");
-            for (auto it = map->begin(); it != map->end(); ++it) {
-                if (!it.value().is_string())
-                    return formatError(index.string() + ": weight_map entry '" + it.key() + "' must be a file name");
-                const std::string shard = it.value().get<std::string>();
-                if (shard.empty() || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
-                    shard == "." || shard == "..")
-                    return formatError(index.string() + ": weight_map entry '" + it.key() + "' names '" + shard +
-                                       "', which is not a file in this folder");
-                shards.insert(shard);
-            }
-        } catch (const json::exception &e) {
-            return formatError(index.string() + ": not valid JSON: " + e.what());
-        }
-        if (shards.empty()) return formatError(index.string() + ": weight_map is empty");
-        for (const std::string &shard : shards) {
-            auto file = SafetensorsFile::open((folder / shard).string());
-            if (!file) return file.status();
-            if (Status s = store.add(std::move(file).value(), w.config.architecture); !s) return s;
-        }
+        auto shards = shardsOf(index);
+        if (!shards) return shards.status();
+        for (const std::string &shard : *shards) files.push_back(folder / shard);
     } else {
-        std::vector<std::string> pickles;
-        for (const auto &entry : fs::directory_iterator(folder, ec)) {
-            const std::string ext = entry.path().extension().string();
-            if (ext == ".bin" || ext == ".pt" || ext == ".pth" || ext == ".ckpt")
-                pickles.push_back(entry.path().filename().string());
-        }
-        if (!pickles.empty()) {
-            std::sort(pickles.begin(), pickles.end());
-            return formatError(folderText + ": has only pickle weights (" + pickles.front() +
-                               (pickles.size() > 1 ? ", ..." : "") + ") and no model.safetensors. " + kConvertHint);
-        }
-        return ioError(single.string() + ": not found (the folder has no model.safetensors)");
+        return noWeights(folder, folderText);
+    }
+    for (const fs::path &p : files) {
+        auto file = SafetensorsFile::open(p.string());
+        if (!file) return file.status();
+        if (Status s = store.add(std::move(file).value()); !s) return s;
     }
 
-    const Status s = w.config.architecture == Architecture::Gpt2 ? loadGpt2(store, w) : loadBert(store, w);
-    if (!s) return s;
+    // The budget, from the headers alone: every weight tensor widened to fp32, plus one [out, in] scratch copy.
+    std::uint64_t needed = 0, largest = 0, onDisk = 0;
+    for (const auto &[name, e] : store.entries()) {
+        const auto bytes = static_cast<std::uint64_t>(e.tensor->numel()) * 4;
+        if (!addChecked(needed, bytes, needed)) return formatError(store.fileLabel() + ": the tensor sizes overflow 64 bits");
+        largest = std::max(largest, bytes);
+        onDisk += e.tensor->end - e.tensor->begin;
+    }
+    if (Status s = checkMemoryBudget(needed + largest, options, "model '" + folderText + "'"); !s) return s;
+
+    if (w.config.postNorm) decideEncoderHead(w.config, store, tensorNames(w.config));
+    roundEmbeddingScale(w.config, store);
+    if (Status s = loadTensors(store, w, options, onDisk); !s) return s;
+    if (options.progress) options.progress(1.0);
     return w;
 }
 

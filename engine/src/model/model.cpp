@@ -9,11 +9,29 @@
 #include <attnscope/mha.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace attn {
 
 namespace detail {
+
+Status checkMemoryBudget(std::uint64_t needed, const LoadOptions &options, const std::string &what)
+{
+    const std::uint64_t available = options.maxMemoryBytes > 0 ? options.maxMemoryBytes : memoryBudget().value_or(0);
+    if (available == 0 || needed <= available) return Status::ok();   // unknown: no basis for a refusal
+    const auto gib = [](std::uint64_t b) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(b) / double(1ull << 30));
+        return std::string(buf);
+    };
+    return Status(ErrorCode::OutOfMemory,
+                  what + " needs " + gib(needed) + " GiB for its float32 weights, " + gib(available) + " GiB available" +
+                      (options.maxMemoryBytes > 0 ? " (the given memory limit)" : "") +
+                      "; give a larger memory limit (--max-memory) to try anyway");
+}
 
 Result<ModelWeights> buildSynthetic(const ModelConfig &config)
 {
@@ -52,6 +70,14 @@ std::string positionsField(const ModelConfig &c)
     return c.architecture == Architecture::Gpt2 ? "n_positions" : "max_position_embeddings";
 }
 
+// fp32 bytes of a synthetic model: token embeddings, Q/K/V/O with biases, layer norms.
+std::uint64_t syntheticBytes(const ModelConfig &c)
+{
+    const auto D = static_cast<std::uint64_t>(c.dModel), inner = static_cast<std::uint64_t>(c.heads * c.dHead);
+    return 4 * (static_cast<std::uint64_t>(c.vocabSize) * D +
+                static_cast<std::uint64_t>(c.layers) * (4 * D * inner + 3 * inner + 5 * D) + 2 * D);
+}
+
 Status invalid(const std::string &what) { return Status::invalid(what); }
 
 Status checkHead(const ModelConfig &c, const HeadRef &r, const std::string &what)
@@ -64,24 +90,28 @@ Status checkHead(const ModelConfig &c, const HeadRef &r, const std::string &what
 
 } // namespace
 
-Result<Model> Model::open(const std::string &source)
+Result<Model> Model::open(const std::string &source, const LoadOptions &options)
 {
-    if (source.rfind("random:", 0) == 0) return synthetic(source);
-    return loadFolder(source);
+    if (source.rfind("random:", 0) == 0) return synthetic(source, options);
+    return loadFolder(source, options);
 }
 
-Result<Model> Model::loadFolder(const std::string &folder)
+Result<Model> Model::loadFolder(const std::string &folder, const LoadOptions &options)
 {
-    auto w = detail::loadCheckpointFolder(folder);
+    auto w = detail::loadCheckpointFolder(folder, options);
     if (!w) return w.status();
     return Model(std::make_shared<const detail::ModelWeights>(std::move(w).value()));
 }
 
-Result<Model> Model::synthetic(const std::string &spec)
+Result<Model> Model::synthetic(const std::string &spec, const LoadOptions &options)
 {
     auto config = parseSyntheticSpec(spec);
     if (!config) return config.status();
-    if (Status s = checkWeightMemory(*config, spec); !s) return s;   // limits.h: before any allocation
+    // Checked before anything is allocated: random:layers=64,heads=256,d_model=8192 would take 64 GiB.
+    if (options.maxMemoryBytes == 0) {
+        if (Status s = checkWeightMemory(*config, spec); !s) return s;   // limits.h: before any allocation
+    } else if (Status s = detail::checkMemoryBudget(syntheticBytes(*config), options, "synthetic model '" + spec + "'"); !s)
+        return s;
     auto w = detail::buildSynthetic(*config);
     if (!w) return w.status();
     w->source = spec;
@@ -110,10 +140,14 @@ Status Model::validate(const ForwardInput &in, const ForwardOptions &opt) const
     const auto L = static_cast<std::int64_t>(embeddings ? in.inputEmbeddings.size() / static_cast<std::size_t>(c.dModel)
                                                         : in.tokenIds.size());
     if (L == 0) return invalid("the input has no tokens");
-    if (c.maxPositions > 0 && L > c.maxPositions && c.positions == PositionKind::Learned)
+    // RoPE models run past max_position_embeddings as transformers does; learned tables end there (RoBERTa's
+    // first positionOffset rows are padding positions).
+    const std::int64_t usable = c.maxPositions - c.positionOffset;
+    if (c.maxPositions > 0 && L > usable && c.positions == PositionKind::Learned)
         return invalid("the input has " + std::to_string(L) + " tokens, but model '" + name() + "' has only " +
-                       std::to_string(c.maxPositions) + " positions (" + positionsField(c) +
-                       " in config.json); shorten the text");
+                       std::to_string(usable) + " positions (" + positionsField(c) + " in config.json" +
+                       (c.positionOffset > 0 ? " minus " + std::to_string(c.positionOffset) + " reserved" : std::string()) +
+                       "); shorten the text");
     for (std::size_t p = 0; p < in.tokenIds.size(); ++p)
         if (in.tokenIds[p] < 0 || in.tokenIds[p] >= c.vocabSize)
             return invalid("token id " + std::to_string(in.tokenIds[p]) + " at position " + std::to_string(p) +

@@ -42,6 +42,31 @@ void layerNorm(float *x, std::int64_t L, std::int64_t D, const LayerNormWeights 
     layerNorm(x, L, D, D, w.gamma.data(), w.beta.empty() ? nullptr : w.beta.data(), eps, x, D, workers(threads));
 }
 
+void rmsNorm(float *x, std::int64_t L, std::int64_t D, const LayerNormWeights &w, float eps)
+{
+    for (std::int64_t r = 0; r < L; ++r) {
+        float *row = x + r * D;
+        double ss = 0.0;
+        for (std::int64_t i = 0; i < D; ++i) ss += static_cast<double>(row[i]) * row[i];
+        const float variance = static_cast<float>(ss / static_cast<double>(D));
+        const float inv = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance + eps)));
+        for (std::int64_t i = 0; i < D; ++i) row[i] = w.gamma[static_cast<std::size_t>(i)] * (row[i] * inv);
+    }
+}
+
+void applyNorm(float *x, std::int64_t L, std::int64_t D, const LayerNormWeights &w, NormKind kind, float eps,
+               int threads)
+{
+    if (kind == NormKind::RMSNorm) rmsNorm(x, L, D, w, eps);
+    else layerNorm(x, L, D, w, eps, threads);
+}
+
+void softcap(float *x, std::size_t n, float cap)
+{
+    if (cap == 0.0f) return;
+    for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i] / cap) * cap;
+}
+
 void activate(float *x, std::size_t n, Activation a, int threads)
 {
     const auto count = static_cast<std::int64_t>(n);

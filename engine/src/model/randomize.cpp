@@ -55,10 +55,15 @@ std::vector<TensorRef> tensorsOf(ModelWeights &w)
         linear(p + "q", b.q, Group::Block, l, P::Query);
         linear(p + "k", b.k, Group::Block, l, P::Key);
         linear(p + "v", b.v, Group::Block, l, P::Value);
+        norm(p + "q_norm", b.qNorm, Group::BlockNorm, l);
+        norm(p + "k_norm", b.kNorm, Group::BlockNorm, l);
         linear(p + "o", b.o, Group::Block, l, P::Output);
+        norm(p + "post_attn_norm", b.postAttn, Group::BlockNorm, l);
         norm(p + "ln2", b.ln2, Group::BlockNorm, l);
+        linear(p + "gate", b.gate, Group::Block, l, P::Mlp);
         linear(p + "fc1", b.fc1, Group::Block, l, P::Mlp);
         linear(p + "fc2", b.fc2, Group::Block, l, P::Mlp);
+        norm(p + "post_mlp_norm", b.postMlp, Group::BlockNorm, l);
     }
     norm("final_norm", w.finalNorm, Group::FinalNorm);
     linear("pooler", w.pooler, Group::Head);
@@ -166,6 +171,7 @@ Result<Model> Model::withRandomizedParameters(const RandomizationSpec &spec) con
     if (spec.outputHead && (c.head == ModelHead::CausalLM || c.head == ModelHead::MaskedLM) && w->lmHead.empty()) {
         // Tied decoder: untie it, so the embeddings stay as they are (σ below is the embeddings').
         w->lmHead = w->tokenEmbedding;
+        w->config.tiedEmbeddings = false;
     }
     using detail::Group;
     for (const detail::TensorRef &t : detail::tensorsOf(*w)) {

@@ -12,6 +12,11 @@
 #include <limits>
 #include <set>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace attn {
 
 using nlohmann::json;
@@ -51,10 +56,10 @@ std::string jsonTypeName(const json &j)
     return std::string("a ") + j.type_name();
 }
 
-// Duplicate keys are not allowed in a header; nlohmann keeps the last one silently, so a first SAX pass tracks
-// keys per object. (A parser callback would do it in one pass, but nlohmann's callback parser scans the parent
-// object at every object_end, which made 50 000 tensors take 44 s: O(tensors^2). Two linear passes instead.)
-class DuplicateKeyDetector : public nlohmann::json_sax<json> {
+// Duplicate keys are not allowed in a header; nlohmann keeps the last one silently. A SAX pass tracks the keys
+// of each open object. (nlohmann's callback parser would do it too, but it rescans the parent object for a
+// discarded value at the end of every entry: quadratic in the number of tensors.)
+class DuplicateKeySax : public json::json_sax_t {
 public:
     bool null() override { return true; }
     bool boolean(bool) override { return true; }
@@ -68,11 +73,6 @@ public:
         m_stack.emplace_back();
         return true;
     }
-    bool key(string_t &k) override
-    {
-        if (!m_stack.empty() && !m_stack.back().insert(k).second && m_duplicate.empty()) m_duplicate = k;
-        return true;
-    }
     bool end_object() override
     {
         if (!m_stack.empty()) m_stack.pop_back();
@@ -80,9 +80,15 @@ public:
     }
     bool start_array(std::size_t) override { return true; }
     bool end_array() override { return true; }
-    // The second pass (json::parse) reports the syntax error with its position.
+    bool key(string_t &k) override
+    {
+        if (!m_stack.empty() && !m_stack.back().insert(k).second) {
+            m_duplicate = k;
+            return false;   // stop: the first duplicate is the answer
+        }
+        return true;
+    }
     bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override { return false; }
-
     const std::string &duplicate() const { return m_duplicate; }
 
 private:
@@ -185,6 +191,19 @@ float bfloat16ToFloat(std::uint16_t b)
     return f;
 }
 
+// The whole file mapped read-only. The descriptor stays open so each read can check that the file still has
+// the size its header was validated against (a truncated mapping would fault instead of failing).
+struct SafetensorsFile::Mapping {
+    int fd = -1;
+    void *addr = nullptr;
+    std::size_t size = 0;
+    ~Mapping()
+    {
+        if (addr) munmap(addr, size);
+        if (fd >= 0) ::close(fd);
+    }
+};
+
 Result<SafetensorsFile> SafetensorsFile::open(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -208,7 +227,22 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::string &path)
         if (n > 0 && !in.read(header.data(), static_cast<std::streamsize>(n)))
             return Status(ErrorCode::IoError, path + ": cannot read the " + std::to_string(n) + "-byte header");
     }
-    return parse(path, fileSize, prefix, header);
+    auto parsed = parse(path, fileSize, prefix, header);
+    if (!parsed) return parsed;
+    // Map it; without a mapping (some special files) readFloat32 falls back to reading.
+    auto map = std::make_shared<Mapping>();
+    map->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (map->fd >= 0 && fstat(map->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) == fileSize && fileSize <= std::numeric_limits<std::size_t>::max()) {
+        void *addr = mmap(nullptr, static_cast<std::size_t>(fileSize), PROT_READ, MAP_PRIVATE, map->fd, 0);
+        if (addr != MAP_FAILED) {
+            map->addr = addr;
+            map->size = static_cast<std::size_t>(fileSize);
+            parsed->m_map = std::move(map);
+        }
+    }
+    return parsed;
 }
 
 Result<SafetensorsFile> SafetensorsFile::fromBytes(std::vector<unsigned char> bytes, const std::string &label)
@@ -245,13 +279,13 @@ Result<SafetensorsFile> SafetensorsFile::parse(std::string label, std::uint64_t 
                                       ") must be a JSON object starting with '{'");
 
     json root;
-    DuplicateKeyDetector detector;
     try {
-        (void)json::sax_parse(header.begin(), header.end(), &detector);   // parse() reports a syntax error
         root = json::parse(header.begin(), header.end());
     } catch (const json::exception &e) {
         return formatError(label, std::string("the header is not valid JSON: ") + e.what());
     }
+    DuplicateKeySax detector;
+    json::sax_parse(header.begin(), header.end(), &detector);
     if (!detector.duplicate().empty())
         return formatError(label, "the header has the key '" + detector.duplicate() + "' more than once");
     if (!root.is_object()) return formatError(label, "the header must be a JSON object");
@@ -402,22 +436,60 @@ Result<std::vector<float>> SafetensorsFile::readFloat32(const SafetensorsTensor 
     if (!isFloatReadable(t.dtype))
         return formatError(m_label, "tensor '" + t.name + "' has dtype " + safetensorsDTypeName(t.dtype) +
                                         "; only F32, F16 and BF16 tensors can be loaded");
+    std::vector<float> out(static_cast<std::size_t>(t.numel()));
+    if (Status s = readFloat32Into(t, out.data()); !s) return s;
+    return out;
+}
+
+namespace {
+
+// Little-endian on disk; this reader assumes a little-endian host (x86-64, AArch64).
+void widen(const unsigned char *raw, std::size_t count, SafetensorsDType dtype, float *out)
+{
+    if (dtype == SafetensorsDType::F32) {
+        if (count) std::memcpy(out, raw, count * sizeof(float));
+        return;
+    }
+    const bool half = dtype == SafetensorsDType::F16;
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto bits = static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8));
+        out[i] = half ? halfToFloat(bits) : bfloat16ToFloat(bits);
+    }
+}
+
+} // namespace
+
+Status SafetensorsFile::readFloat32Into(const SafetensorsTensor &t, float *dst) const
+{
+    if (!isFloatReadable(t.dtype))
+        return formatError(m_label, "tensor '" + t.name + "' has dtype " + safetensorsDTypeName(t.dtype) +
+                                        "; only F32, F16 and BF16 tensors can be loaded");
     const std::size_t count = static_cast<std::size_t>(t.numel());
     const std::size_t bytes = static_cast<std::size_t>(t.end - t.begin);
-    std::vector<unsigned char> raw(bytes);
-    if (Status s = readBytes(8 + m_headerLength + t.begin, bytes, raw.data()); !s) return s;
-    std::vector<float> out(count);
-    // Little-endian on disk; this reader assumes a little-endian host (x86-64, AArch64).
-    if (t.dtype == SafetensorsDType::F32) {
-        if (count) std::memcpy(out.data(), raw.data(), count * sizeof(float));
-    } else {
-        const bool half = t.dtype == SafetensorsDType::F16;
-        for (std::size_t i = 0; i < count; ++i) {
-            const auto bits = static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8));
-            out[i] = half ? halfToFloat(bits) : bfloat16ToFloat(bits);
-        }
+    const std::uint64_t offset = 8 + m_headerLength + t.begin;
+    if (m_map) {
+        struct stat st {};
+        if (fstat(m_map->fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != m_fileSize)
+            return Status(ErrorCode::IoError, m_label + ": the file changed size since its header was read");
+        const auto *src = static_cast<const unsigned char *>(m_map->addr) + offset;
+        widen(src, count, t.dtype, dst);
+        // Drop the converted pages from this process (they are clean file pages: touching them again re-reads
+        // them, so a page shared with the next tensor stays correct).
+        const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+        const auto begin = reinterpret_cast<std::uintptr_t>(src) & ~(page - 1);
+        const auto end = reinterpret_cast<std::uintptr_t>(src) + bytes;
+        if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+        return Status::ok();
     }
-    return out;
+    if (m_memory) {
+        if (offset + bytes > m_memory->size()) return Status(ErrorCode::IoError, m_label + ": read past the end of the buffer");
+        widen(m_memory->data() + offset, count, t.dtype, dst);
+        return Status::ok();
+    }
+    std::vector<unsigned char> raw(bytes);
+    if (Status s = readBytes(offset, bytes, raw.data()); !s) return s;
+    widen(raw.data(), count, t.dtype, dst);
+    return Status::ok();
 }
 
 } // namespace attn

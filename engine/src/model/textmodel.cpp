@@ -42,7 +42,15 @@ std::vector<SampleModelInfo> listSampleModels()
 Result<std::string> resolveModelSpec(const std::string &spec)
 {
     constexpr std::string_view prefix = "sample:";
-    if (spec.rfind(prefix, 0) != 0) return spec;
+    if (spec.rfind("random:", 0) == 0) return spec;
+    if (spec.rfind(prefix, 0) != 0) {
+        std::error_code ec;
+        if (fs::exists(spec, ec)) return isHubRepoFolder(spec) ? resolveHubRepoFolder(spec) : Result<std::string>(spec);
+        // Not a path: a repo id in the local hub cache, if it looks like one.
+        auto hub = resolveHubRepoId(spec);
+        if (hub || hub.status().code() == ErrorCode::IoError) return hub;
+        return spec;   // the loader says "no such folder"
+    }
     const std::string name = spec.substr(prefix.size());
     for (const SampleModelInfo &s : listSampleModels())
         if (s.name == name) return s.folder;
@@ -53,11 +61,11 @@ Result<std::string> resolveModelSpec(const std::string &spec)
                                                   (known.empty() ? "none found" : known) + "; searched " + searched + ")");
 }
 
-Result<TextModel> TextModel::open(const std::string &spec)
+Result<TextModel> TextModel::open(const std::string &spec, const LoadOptions &options)
 {
     auto source = resolveModelSpec(spec);
     if (!source) return source.status();
-    auto model = Model::open(*source);
+    auto model = Model::open(*source, options);
     if (!model) return model.status();
     if (model->config().architecture == Architecture::Synthetic)
         return TextModel(std::move(model).value(), std::nullopt, spec);
@@ -109,11 +117,12 @@ Result<TokenizedText> TextModel::tokenize(const std::string &text) const
         }
     }
     if (t.ids.empty()) return Status::invalid("the text has no tokens");
-    const std::int64_t maxPositions = m_model.config().maxPositions;
-    if (maxPositions > 0 && static_cast<std::int64_t>(t.ids.size()) > maxPositions)
+    const ModelConfig &c = m_model.config();
+    const std::int64_t maxPositions = c.maxPositions - c.positionOffset;
+    if (c.positions == PositionKind::Learned && c.maxPositions > 0 && static_cast<std::int64_t>(t.ids.size()) > maxPositions)
         return Status::invalid("the text is " + std::to_string(t.ids.size()) + " tokens long, but " + displayName() +
                                " has only " + std::to_string(maxPositions) + " positions (config.json " +
-                               (m_model.config().architecture == Architecture::Gpt2 ? "n_positions" : "max_position_embeddings") + ")");
+                               (c.architecture == Architecture::Gpt2 ? "n_positions" : "max_position_embeddings") + ")");
     return t;
 }
 

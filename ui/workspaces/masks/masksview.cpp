@@ -132,11 +132,13 @@ void MasksView::buildUi()
     padRow->addWidget(padScroll, 1);
     outer->addLayout(padRow);
 
-    // The figure: the custom mask large enough to edit with the mouse on the left; on the right the panels side by
-    // side, then the output changes and the proofs. Below its minimum size it scrolls.
-    m_figure = new QWidget;
-    auto *figRow = new QHBoxLayout(m_figure);
+    // The custom mask large enough to edit with the mouse on the left; on the right the figure: the panels side by
+    // side, then the output changes and the proofs. The editor is a control, not part of the exported figure (the
+    // figure has its own small custom panel). Below their minimum size both scroll.
+    auto *body = new QWidget;
+    auto *figRow = new QHBoxLayout(body);
     figRow->setContentsMargins(0, 0, 0, 0);
+    m_figure = new QWidget;
     m_editorBox = new QWidget;
     auto *editorLayout = new QVBoxLayout(m_editorBox);
     editorLayout->setContentsMargins(0, 0, 0, 0);
@@ -150,8 +152,9 @@ void MasksView::buildUi()
     m_editor->plotWidget()->installEventFilter(this);
     editorLayout->addWidget(m_editor, 1);
     figRow->addWidget(m_editorBox, 2);
-    auto *fig = new QVBoxLayout;
-    figRow->addLayout(fig, 5);
+    auto *fig = new QVBoxLayout(m_figure);
+    fig->setContentsMargins(0, 0, 0, 0);
+    figRow->addWidget(m_figure, 5);
     m_grid = new QGridLayout;
     m_grid->setSpacing(4);
     fig->addLayout(m_grid, 5);
@@ -204,7 +207,7 @@ void MasksView::buildUi()
     bottom->addWidget(proofs, 2);
     fig->addLayout(bottom, 3);
     m_deltaPlot->setMinimumHeight(160);
-    outer->addWidget(scrollable(m_figure), 1);
+    outer->addWidget(scrollable(body), 1);
 }
 
 QString MasksView::explanation() const
