@@ -2,6 +2,7 @@
 #include "plots/boxplot.h"
 
 #include "plots/plotexport.h"
+#include "plots/plottext.h"
 
 #include <qcustomplot.h>
 
@@ -234,22 +235,7 @@ void BoxPlot::applyPalette()
 {
     const QPalette pal = palette();
     const QColor fg = pal.color(QPalette::WindowText);
-    QCustomPlot *p = d->plot;
-    p->setBackground(pal.brush(QPalette::Window));
-    p->axisRect()->setBackground(pal.brush(QPalette::Base));
-    const QColor grid = isDark(pal) ? QColor(255, 255, 255, 40) : QColor(0, 0, 0, 30);
-    for (QCPAxis *axis : {p->xAxis, p->yAxis}) {
-        axis->setBasePen(QPen(fg, 1));
-        axis->setTickPen(QPen(fg, 1));
-        axis->setSubTickPen(QPen(fg, 1));
-        axis->setTickLabelColor(fg);
-        axis->setLabelColor(fg);
-        axis->setTickLabelFont(font());
-        QFont lf = font();
-        lf.setItalic(true);
-        axis->setLabelFont(lf);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
+    plottext::applyAxesPalette(d->plot, pal, font());
     d->title->setTextColor(fg);
     rebuild();
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plots/plottext.h"
 
+#include "plots/heatmapitems.h"
+
 #include <qcustomplot.h>
 
 #include <QFontMetrics>
@@ -59,6 +61,26 @@ QStringList clippedTexts(QCustomPlot *plot)
         }
     }
     return out;
+}
+
+void applyAxesPalette(QCustomPlot *p, const QPalette &pal, const QFont &font)
+{
+    const QColor fg = pal.color(QPalette::WindowText);
+    p->setBackground(pal.brush(QPalette::Window));
+    p->axisRect()->setBackground(pal.brush(QPalette::Base));
+    const QColor grid = isDark(pal) ? QColor(255, 255, 255, 40) : QColor(0, 0, 0, 30);
+    for (QCPAxis *axis : {p->xAxis, p->yAxis}) {
+        axis->setBasePen(QPen(fg, 1));
+        axis->setTickPen(QPen(fg, 1));
+        axis->setSubTickPen(QPen(fg, 1));
+        axis->setTickLabelColor(fg);
+        axis->setLabelColor(fg);
+        axis->setTickLabelFont(font);
+        QFont lf = font;
+        lf.setItalic(true);
+        axis->setLabelFont(lf);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    }
 }
 
 } // namespace attnui::plottext

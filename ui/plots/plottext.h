@@ -10,6 +10,7 @@
 class QCPTextElement;
 class QCustomPlot;
 class QFont;
+class QPalette;
 
 namespace attnui::plottext {
 
@@ -21,5 +22,8 @@ bool fitTitle(QCPTextElement *title, const QString &full, int width);
 // The texts of `plot` that do not fit where they are drawn: a title line wider than the plot, an axis label
 // longer than its axis.
 QStringList clippedTexts(QCustomPlot *plot);
+// The look every x/y plot shares: window background, base-coloured axis rect, both axes (pens, tick labels in
+// `font`, italic axis labels, dotted grid) in the palette's text colour.
+void applyAxesPalette(QCustomPlot *plot, const QPalette &palette, const QFont &font);
 
 } // namespace attnui::plottext

@@ -410,20 +410,8 @@ void XYPlot::applyPalette()
     const QPalette pal = palette();
     const QColor fg = pal.color(QPalette::WindowText);
     QCustomPlot *p = d->plot;
-    p->setBackground(pal.brush(QPalette::Window));
-    p->axisRect()->setBackground(pal.brush(QPalette::Base));
-    const QColor grid = isDark(pal) ? QColor(255, 255, 255, 40) : QColor(0, 0, 0, 30);
+    plottext::applyAxesPalette(p, pal, font());
     for (QCPAxis *axis : {p->xAxis, p->yAxis}) {
-        axis->setBasePen(QPen(fg, 1));
-        axis->setTickPen(QPen(fg, 1));
-        axis->setSubTickPen(QPen(fg, 1));
-        axis->setTickLabelColor(fg);
-        axis->setLabelColor(fg);
-        axis->setTickLabelFont(font());
-        QFont lf = font();
-        lf.setItalic(true);
-        axis->setLabelFont(lf);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
         axis->grid()->setZeroLinePen(axis == p->yAxis ? QPen(fg, 1) : QPen(Qt::NoPen));
     }
     p->legend->setBrush(Qt::NoBrush);
