@@ -5,6 +5,7 @@
 
 #include "lessons/lessonpanel.h"
 #include "lessons/lessons.h"
+#include "session/session.h"
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
 #include "uitestsupport.h"
@@ -114,6 +115,10 @@ void TestLessons::badLesson_data()
     QTest::addRow("explanation a string")
         << QByteArray(R"({"title": "t", "workspace": "P", "model": "m", "text": "", "explanation": "p", "try": ["t"]})")
         << "explanation";
+    QTest::addRow("text over the limit")
+        << with(("\"title\": \"t\", \"workspace\": \"P\", \"model\": \"m\", \"text\": \"" +
+                 QByteArray(kMaxTextChars + 1, 'x') + "\",").constData())
+        << "text";
     QTest::addRow("try item number")
         << QByteArray(R"({"title": "t", "workspace": "P", "model": "m", "text": "", "explanation": ["p"], "try": [1]})")
         << "try";

@@ -201,6 +201,8 @@ void TestUiCompare::badSessionFieldsAreNamed_data()
     QTest::addColumn<QString>("field");
     QTest::addRow("mode") << QByteArray(R"({"mode": "three"})") << "mode";
     QTest::addRow("text_b") << QByteArray(R"({"text_b": 5})") << "text_b";
+    // Longer than the line edit holds (it would cut it silently): refused, naming the limit.
+    QTest::addRow("text_b too long") << QByteArray("{\"text_b\": \"" + QByteArray(32768, 'b') + "\"}") << "text_b: 32768 characters";
     QTest::addRow("head_a syntax") << QByteArray(R"({"head_a": "1"})") << "head_a";
     QTest::addRow("head_b negative") << QByteArray(R"({"head_b": "-1.0"})") << "head_b";
     QTest::addRow("settings_a") << QByteArray(R"({"settings_a": "window:-1"})") << "settings_a";

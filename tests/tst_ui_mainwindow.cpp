@@ -19,10 +19,13 @@
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
 #include "kit/workspace.h"
+#include "kit/texteditor.h"
+#include "session/session.h"
 
 #include <attnscope/attention.h>
 #include <attnscope/textmodel.h>
 
+#include <QClipboard>
 #include <QComboBox>
 #include <QMenuBar>
 #include <QStatusBar>
@@ -48,6 +51,8 @@ private slots:
     void aggregationsAndOutputsAreFilled();
     void badInputKeepsTheLastResult();
     void badFolderKeepsTheModel();
+    void badFolderAtStartSaysWhy();
+    void overlongTextIsRefused();
     void rawExperimentStaysAvailable();
     void viewMenuSettingsApply();
     void exportsTheCurrentFigure();
@@ -235,17 +240,81 @@ void TestUiMainWindow::badFolderKeepsTheModel()
     const auto before = explore->snapshot();
     QTemporaryDir empty;
     w.openModel(empty.path());
-    QTRY_VERIFY_WITH_TIMEOUT(!explore->errorText().isEmpty(), 10000);
-    QVERIFY2(explore->errorText().contains(QFileInfo(empty.path()).fileName()), qPrintable(explore->errorText()));
-    QVERIFY(explore->errorText().contains(QStringLiteral("Still using")));
+    QTRY_VERIFY_WITH_TIMEOUT(!explore->noticeText().isEmpty(), 10000);
+    const QString notice = explore->noticeText();
+    QVERIFY2(notice.contains(QFileInfo(empty.path()).fileName()), qPrintable(notice));
+    QVERIFY2(notice.contains(QStringLiteral("Showing %1 instead").arg(QString::fromStdString(model->displayName()))),
+             qPrintable(notice));
     QCOMPARE(explore->currentModel(), model);
     QCOMPARE(explore->snapshot(), before);
     QCOMPARE(explore->modelPicker()->currentData().toString(), QString::fromStdString(model->spec()));
-    // Still usable: an edit runs on the same model and clears the banner.
+    // Still usable: an edit runs on the same model; the notice stays until the user closes it or a model opens.
     explore->setText(QStringLiteral("the cat"));
     QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != before, 10000);
     QCOMPARE(explore->currentModel(), model);
     QVERIFY(explore->errorText().isEmpty());
+    QCOMPARE(explore->noticeText(), notice);
+    w.openModel(QString::fromStdString(model->spec()));
+    QTRY_VERIFY_WITH_TIMEOUT(explore->noticeText().isEmpty() && !explore->isLoading(), 20000);
+}
+
+// `attnscope /a/bad/folder` at start: nothing else is open, the random attention layer is shown, and the window
+// keeps saying why (the run of the fallback used to hide the message at once).
+void TestUiMainWindow::badFolderAtStartSaysWhy()
+{
+    QTemporaryDir empty;
+    MainWindow w;
+    w.show();
+    ExploreView *explore = w.explore();
+    w.openModel(empty.path());
+    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() && explore->snapshot()->source.contains(QStringLiteral("random")) &&
+                                 !w.runner()->isBusy(), 20000);
+    QVERIFY(!explore->currentModel());
+    const QString notice = explore->noticeText();
+    QVERIFY2(notice.contains(QFileInfo(empty.path()).fileName()) &&
+                 notice.contains(QStringLiteral("Showing the random attention layer instead")), qPrintable(notice));
+}
+
+// A paste or a keystroke that would make the text longer than kMaxTextChars is refused whole: the text and the
+// result stay, the banner says why (issue 14: a 180 MB text crashed Qt's text layout).
+void TestUiMainWindow::overlongTextIsRefused()
+{
+    MainWindow w;
+    w.show();
+    ExploreView *explore = w.explore();
+    QVERIFY(waitForModel(w));
+    explore->setText(QStringLiteral("the dog"));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->isBusy() && !explore->hasPendingRun(), 10000);
+    const auto before = explore->snapshot();
+    auto *editor = explore->findChild<TextEditor *>();
+    QVERIFY(editor);
+    editor->moveCursor(QTextCursor::End);
+    QGuiApplication::clipboard()->setText(QString(kMaxTextChars - 6, QLatin1Char('x')));
+    QSignalSpy refused(editor, &TextEditor::refused);
+    editor->paste();
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(explore->text(), QStringLiteral("the dog"));
+    QVERIFY2(explore->errorText().contains(QStringLiteral("1000001 characters; the limit is 1000000")),
+             qPrintable(explore->errorText()));
+    QCOMPARE(explore->snapshot(), before);
+    // A text that fits is pasted as usual.
+    QGuiApplication::clipboard()->setText(QStringLiteral(" and the cat"));
+    editor->paste();
+    QCOMPARE(explore->text(), QStringLiteral("the dog and the cat"));
+    // Typing at the limit: refused; typing over a selection keeps the length and is taken.
+    TextEditor full;
+    full.setPlainText(QString(kMaxTextChars, QLatin1Char('a')));
+    full.moveCursor(QTextCursor::End);
+    QSignalSpy fullRefused(&full, &TextEditor::refused);
+    QTest::keyClick(&full, Qt::Key_B);
+    QCOMPARE(fullRefused.count(), 1);
+    QCOMPARE(full.document()->characterCount() - 1, kMaxTextChars);
+    full.moveCursor(QTextCursor::Left, QTextCursor::KeepAnchor);
+    QTest::keyClick(&full, Qt::Key_B);
+    QCOMPARE(fullRefused.count(), 1);
+    const QString after = full.toPlainText();
+    QCOMPARE(after.size(), kMaxTextChars);
+    QCOMPARE(after.back(), QLatin1Char('b'));
 }
 
 void TestUiMainWindow::rawExperimentStaysAvailable()

@@ -134,6 +134,8 @@ private slots:
     void lessonStateOpensAWorkspace();
     void droppingASessionFileOpensIt();
     void versionOneSessionOpens();
+    void longestTextOpens();
+    void badStartupSessionIsShownInTheWindow();
 
 private:
     QTemporaryDir m_dir;
@@ -276,6 +278,13 @@ void TestUiSession::malformedSessions_data()
     QTest::addRow("bad tab") << with("\"tab\": \"head\"", "\"tab\": \"heads\"") << QStringLiteral("workspaces.explore.tab");
     QTest::addRow("negative layer") << with("\"layer\": 0", "\"layer\": -1") << QStringLiteral("workspaces.explore.layer");
     QTest::addRow("fractional head") << with("\"head\": 1", "\"head\": 1.5") << QStringLiteral("workspaces.explore.head");
+    // Issue 14: a 180 MB text crashed Qt's text layout. One character over the limit is refused, naming it.
+    const QByteArray overLimit = "\"text\": \"" + QByteArray(kMaxTextChars + 1, 'a') + "\"";
+    QTest::addRow("text over the limit") << with("\"text\": \"a b c\"", overLimit.constData())
+                                         << QStringLiteral("text: 1000001 characters; the limit is 1000000");
+    // A file larger than any session can be is refused before it is read (padding after the JSON object).
+    QTest::addRow("file over 16 MiB") << QByteArray(kGood) + QByteArray(kMaxSessionFileBytes, ' ')
+                                      << QStringLiteral("bytes; a session file is at most 16777216 bytes");
 }
 
 void TestUiSession::malformedSessions()
@@ -384,6 +393,48 @@ void TestUiSession::versionOneSessionOpens()
     const QJsonObject compare = w.currentSession().workspaces.value(QStringLiteral("compare")).toObject();
     QCOMPARE(compare.value(QStringLiteral("head_a")).toString(), QStringLiteral("0.3"));
     QCOMPARE(compare.value(QStringLiteral("head_b")).toString(), QStringLiteral("1.2"));
+}
+
+// The longest text a session may hold opens: the editor shows all of it and the run refuses it for the model's
+// positions (a message in the banner, the window alive), the previous result still on screen.
+void TestUiSession::longestTextOpens()
+{
+    QString text;
+    text.reserve(kMaxTextChars);
+    while (text.size() + 10 <= kMaxTextChars) text += QStringLiteral("the cat.\n");
+    text += QString(kMaxTextChars - text.size(), QLatin1Char('a'));
+    QCOMPARE(text.size(), kMaxTextChars);
+    Session s;
+    s.model = ExploreView::defaultModelSpec();
+    s.text = text;
+    const QString path = m_dir.filePath(QStringLiteral("longest.attnscope.json"));
+    QString error;
+    QVERIFY2(saveSession(s, path, &error), qPrintable(error));
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, s.model));
+    const auto before = w.explore()->snapshot();
+    QVERIFY2(w.openSessionFile(path, &error), qPrintable(error));
+    QCOMPARE(w.explore()->text().size(), kMaxTextChars);
+    QTRY_VERIFY_WITH_TIMEOUT(w.explore()->errorText().contains(QStringLiteral("positions")), 60000);
+    QCOMPARE(w.explore()->snapshot(), before);
+}
+
+// `attnscope bad.attnscope.json`: the window says why the session did not open (not only stderr) and keeps going.
+void TestUiSession::badStartupSessionIsShownInTheWindow()
+{
+    const QString path = m_dir.filePath(QStringLiteral("startup.attnscope.json"));
+    writeAll(path, QByteArray(kGood).replace("\"version\": 1", "\"version\": 7"));
+    MainWindow w;
+    w.show();
+    QVERIFY(!w.openStartupSession(path));
+    Workspace *shown = w.currentWorkspace();
+    QVERIFY(shown);
+    QVERIFY2(shown->noticeText().contains(path) && shown->noticeText().contains(QStringLiteral("version")),
+             qPrintable(shown->noticeText()));
+    // The default model still opens and runs; the notice stays until the user closes it.
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    QVERIFY(shown->noticeText().contains(path));
 }
 
 QTEST_MAIN(TestUiSession)

@@ -66,9 +66,8 @@ int main(int argc, char *argv[])
     // `attnscope FILE.attnscope.json` opens a session; anything else is a model folder or spec.
     if (!parser.positionalArguments().isEmpty()) {
         const QString first = parser.positionalArguments().first();
-        QString error;
         if (first.endsWith(QLatin1String(".attnscope.json"))) {
-            if (!window.openSessionFile(first, &error)) qWarning("%s", qPrintable(error));
+            window.openStartupSession(first);
         } else {
             window.openModel(first);
         }
@@ -87,8 +86,7 @@ int main(int argc, char *argv[])
     }
 
     if (parser.isSet(session)) {
-        QString error;
-        if (!window.openSessionFile(parser.value(session), &error)) qWarning("%s", qPrintable(error));
+        window.openStartupSession(parser.value(session));
     }
     if (parser.isSet(workspace) && !window.showWorkspace(parser.value(workspace)))
         qWarning("no workspace '%s'", qPrintable(parser.value(workspace)));

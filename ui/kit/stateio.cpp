@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kit/stateio.h"
+#include "session/session.h"
 
 #include <QCoreApplication>
 #include <QCheckBox>
@@ -94,11 +95,12 @@ StateReader &StateReader::boolean(const QString &key, bool &value)
     return *this;
 }
 
-StateReader &StateReader::string(const QString &key, QString &value)
+StateReader &StateReader::string(const QString &key, QString &value, qsizetype maxChars)
 {
     if (!pending(key)) return *this;
     const QJsonValue v = m_state.value(key);
     if (!v.isString()) return fail(key, tr("expected a string"));
+    if (v.toString().size() > maxChars) return fail(key, textTooLongReason(v.toString().size(), maxChars));
     value = v.toString();
     return *this;
 }

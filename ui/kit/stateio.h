@@ -34,7 +34,8 @@ public:
     StateReader &integer(const QString &key, int lo, int hi, int &value);
     StateReader &number(const QString &key, double lo, double hi, double &value);
     StateReader &boolean(const QString &key, bool &value);
-    StateReader &string(const QString &key, QString &value);
+    // A string of at most maxChars characters (texts: kMaxTextChars, session/session.h).
+    StateReader &string(const QString &key, QString &value, qsizetype maxChars = 4096);
     // One of `allowed` (a combo's item data, a list of names).
     StateReader &choice(const QString &key, const QStringList &allowed, QString &value);
     // "L.H", both counted from 0 (not checked against a model: a session restores its state before its model opens).

@@ -8,9 +8,11 @@
 
 #include <QComboBox>
 #include <QFileInfo>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QContextMenuEvent>
 #include <QLabel>
 #include <QMenu>
@@ -33,6 +35,23 @@ Workspace::Workspace(Subject *subject, const QString &key, Options options, QWid
     m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fde2e1; color: #7a1512; border: 1px solid #f1a7a3;"
                                            " border-radius: 4px; padding: 6px; }"));
     m_banner->hide();
+    m_notice = new QFrame;
+    m_notice->setObjectName(QStringLiteral("noticeBar"));
+    m_notice->setStyleSheet(QStringLiteral("#noticeBar { background: #fff4d6; border: 1px solid #e8c36a; border-radius: 4px; }"
+                                           " #noticeBar QLabel { color: #5c4100; }"));
+    m_noticeText = new QLabel;
+    m_noticeText->setWordWrap(true);
+    m_noticeText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *close = new QToolButton;
+    close->setText(QStringLiteral("✕"));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Close this notice"));
+    connect(close, &QToolButton::clicked, this, &Workspace::hideNotice);
+    auto *noticeRow = new QHBoxLayout(m_notice);
+    noticeRow->setContentsMargins(6, 4, 4, 4);
+    noticeRow->addWidget(m_noticeText, 1);
+    noticeRow->addWidget(close, 0, Qt::AlignTop);
+    m_notice->hide();
 
     connect(m_runner, &EngineRunner::finished, this, [this](const SnapshotPtr &snapshot) {
         if (!snapshot) return;
@@ -57,6 +76,7 @@ QVBoxLayout *Workspace::makePage()
     auto *page = new QVBoxLayout(this);
     page->addWidget(m_explanation);
     page->addWidget(m_banner);
+    page->addWidget(m_notice);
     return page;
 }
 
@@ -105,6 +125,23 @@ void Workspace::hideError()
 {
     m_banner->hide();
     m_banner->clear();
+}
+
+void Workspace::showNotice(const QString &message)
+{
+    m_noticeText->setText(message);
+    m_notice->show();
+}
+
+void Workspace::hideNotice()
+{
+    m_notice->hide();
+    m_noticeText->clear();
+}
+
+QString Workspace::noticeText() const
+{
+    return m_notice->isHidden() ? QString() : m_noticeText->text();
 }
 
 QString Workspace::errorText() const

@@ -75,6 +75,11 @@ public:
     // View ▸ Run Again: now, without the debounce.
     void rerun();
     QString errorText() const;                           // the banner's text; empty while it is hidden
+    // A notice that outlives the next result (a model that did not open, a session that was refused at start-up):
+    // shown under the banner until the user closes it or hideNotice(). noticeText() is empty while it is hidden.
+    void showNotice(const QString &message);
+    void hideNotice();
+    QString noticeText() const;
     bool hasPendingRun() const;                          // an edit waits for its (debounced) run
 
 signals:
@@ -96,6 +101,7 @@ protected:
     // The explanation line and the banner, in a layout the workspace puts first in its page (or places itself).
     QLabel *explanationLabel() const { return m_explanation; }
     QLabel *errorBanner() const { return m_banner; }
+    QWidget *noticeBar() const { return m_notice; }     // placed with the banner by makePage()
     QVBoxLayout *makePage();                             // this widget's layout, header added
     // The page of a workspace with its controls in a column on the left and its figure on the right: the column
     // is `width` wide and scrolls when taller than the window; long items (texts in combo boxes) never widen it.
@@ -138,6 +144,8 @@ private:
     DeferredRun *m_deferred = nullptr;
     QLabel *m_explanation = nullptr;
     QLabel *m_banner = nullptr;
+    QWidget *m_notice = nullptr;
+    QLabel *m_noticeText = nullptr;
 };
 
 // A workspace's result as its own snapshot type; null for another type.

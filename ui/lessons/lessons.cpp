@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lessons/lessons.h"
+#include "session/session.h"
 
 // Qt Core only (the fuzz build compiles this file without Widgets); the Lessons menu is in lessonpanel.cpp.
 
@@ -77,6 +78,7 @@ bool parseLesson(const QByteArray &json, const QString &file, Lesson *lesson, QS
         if (!mayBeEmpty && v.toString().trimmed().isEmpty()) return fail(key, tr("must not be empty"));
         *target = v.toString();
     }
+    if (l.text.size() > kMaxTextChars) return fail(QStringLiteral("text"), textTooLongReason(l.text.size()));
     if (o.contains(QStringLiteral("state"))) {
         if (!o.value(QStringLiteral("state")).isObject()) return fail(QStringLiteral("state"), tr("expected an object"));
         l.state = o.value(QStringLiteral("state")).toObject();
@@ -93,6 +95,10 @@ bool loadLessonFile(const QString &path, Lesson *lesson, QString *error)
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
         if (error) *error = QStringLiteral("%1: %2").arg(path, f.errorString());
+        return false;
+    }
+    if (f.size() > kMaxSessionFileBytes) {
+        if (error) *error = QStringLiteral("%1: %2 bytes; a lesson file is at most %3 bytes").arg(path).arg(f.size()).arg(kMaxSessionFileBytes);
         return false;
     }
     return parseLesson(f.readAll(), path, lesson, error);

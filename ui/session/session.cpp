@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QSaveFile>
 
 #include <cmath>
@@ -58,6 +59,13 @@ QStringList sessionBackends()
 {
     return {QStringLiteral("auto"), QStringLiteral("reference"), QStringLiteral("tiled"), QStringLiteral("unfused"),
             QStringLiteral("cuda")};
+}
+
+QString textTooLongReason(qsizetype chars, qsizetype limit)
+{
+    const QLocale c = QLocale::c();
+    return tr("%1 characters; the limit is %2")
+        .arg(c.toString(qlonglong(chars)), c.toString(qlonglong(limit)));
 }
 
 QStringList sessionColorMaps()
@@ -118,6 +126,10 @@ std::optional<Session> Session::fromJson(const QJsonObject &o, QString *error)
         !readString(o, QStringLiteral("text"), {}, true, s.text, error) ||
         !readString(o, QStringLiteral("current_workspace"), {}, false, s.currentWorkspace, error))
         return std::nullopt;
+    if (s.text.size() > kMaxTextChars) {
+        fail(error, QStringLiteral("text: %1").arg(textTooLongReason(s.text.size())));
+        return std::nullopt;
+    }
     if (o.contains(QStringLiteral("settings"))) {
         const QJsonValue settings = o.value(QStringLiteral("settings"));
         if (!settings.isObject()) {
@@ -167,6 +179,10 @@ std::optional<Session> loadSession(const QString &path, QString *error)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         fail(error, tr("%1: cannot read: %2").arg(path, file.errorString()));
+        return std::nullopt;
+    }
+    if (file.size() > kMaxSessionFileBytes) {
+        fail(error, tr("%1: %2 bytes; a session file is at most %3 bytes").arg(path).arg(file.size()).arg(kMaxSessionFileBytes));
         return std::nullopt;
     }
     QString why;

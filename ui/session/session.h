@@ -14,6 +14,15 @@
 
 namespace attnui {
 
+// The longest text the GUI takes, from a session, a lesson, the editor or a paste (issue 14: a 180 MB session text
+// crashed Qt's text layout and 10 MB took 2.3 GB). A million characters is far more than any model's positions
+// hold (the longest-context families read ~32 000 tokens, ~130 000 characters), and Qt lays it out in well under
+// a second. Files are refused before they are read when larger than kMaxSessionFileBytes.
+inline constexpr qsizetype kMaxTextChars = 1'000'000;
+inline constexpr qint64 kMaxSessionFileBytes = 16 << 20;
+// "1000001 characters; the limit is 1000000": the reason, for a message that names its field or source.
+QString textTooLongReason(qsizetype chars, qsizetype limit = kMaxTextChars);
+
 struct Session {
     static constexpr int kVersion = 1;
     static inline const QString kFormat = QStringLiteral("attnscope-session");

@@ -66,6 +66,9 @@ public:
     bool applySession(const Session &session, QString *error = nullptr);
     bool saveSessionFile(const QString &path, QString *error = nullptr);
     bool openSessionFile(const QString &path, QString *error = nullptr);
+    // The session named on the command line: when it cannot be opened the window says why (a notice in the
+    // workspace shown, not only a line on stderr) and keeps what it has.
+    bool openStartupSession(const QString &path);
     QString sessionPath() const { return m_sessionPath; }
     static QStringList recentSessions();
     // Lessons: a session-like object, either a full session or {model, text, workspace, state} (ui/lessons/):

@@ -107,6 +107,16 @@ bool MainWindow::openSessionFile(const QString &path, QString *error)
     return true;
 }
 
+bool MainWindow::openStartupSession(const QString &path)
+{
+    QString error;
+    if (openSessionFile(path, &error)) return true;
+    qWarning("%s", qPrintable(error));
+    if (Workspace *w = currentWorkspace())
+        w->showNotice(tr("The session was not opened: %1").arg(error));   // the message starts with the file
+    return false;
+}
+
 bool MainWindow::openLessonState(const QJsonObject &object, QString *error)
 {
     if (object.contains(QStringLiteral("format"))) {

@@ -119,8 +119,6 @@ Json modelSummary(const OpenedModel &m)
                 {"d_head", c.dHead}};
 }
 
-Json optionalNumber(const std::optional<double> &v) { return v ? Json(*v) : Json(nullptr); }
-
 Json ropeJson(const ModelConfig &c, const RopeConfig &r, std::int64_t layer)
 {
     float factor = 1.0f;

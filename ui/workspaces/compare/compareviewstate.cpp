@@ -7,6 +7,7 @@
 #include "kit/subject.h"
 
 #include <QLabel>
+#include <QLineEdit>
 
 namespace attnui {
 
@@ -44,7 +45,7 @@ bool CompareView::restoreSessionState(const QJsonObject &state, QString *error)
     QString mode = compareModeName(r.mode), settingsA = settingsSpec(r.settingsA), settingsB = settingsSpec(r.settingsB);
     in.choice(QStringLiteral("mode"), {compareModeName(CompareMode::Texts), compareModeName(CompareMode::Heads),
                                        compareModeName(CompareMode::Settings)}, mode);
-    in.string(QStringLiteral("text_b"), r.textB);
+    in.string(QStringLiteral("text_b"), r.textB, m_textB->maxLength());   // what the line edit can hold
     // Not checked against the open model: a session sets the state before it opens its own model; a head the
     // model lacks is reported when the view runs.
     in.head(QStringLiteral("head_a"), r.headA).head(QStringLiteral("head_b"), r.headB);

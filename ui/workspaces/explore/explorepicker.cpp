@@ -6,6 +6,7 @@
 
 #include "kit/subject.h"
 #include "kit/tokenchips.h"
+#include "kit/texteditor.h"
 
 #include <attnscope/attention.h>
 
@@ -17,7 +18,6 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>

@@ -13,6 +13,8 @@
 #include "workspaces/explore/lineview.h"
 #include "workspaces/explore/outputspanel.h"
 #include "kit/tokenchips.h"
+#include "kit/texteditor.h"
+#include "session/session.h"
 
 #include <attnscope/attention.h>
 
@@ -25,7 +27,6 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -133,7 +134,7 @@ void ExploreView::buildUi()
     left->addWidget(m_intro);
 
     left->addWidget(sectionTitle(tr("Text")));
-    m_text = new QPlainTextEdit;
+    m_text = new TextEditor;
     m_text->setPlaceholderText(tr("Type some text"));
     m_text->setTabChangesFocus(true);
     m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);
@@ -174,6 +175,7 @@ void ExploreView::buildUi()
     auto *right = new QVBoxLayout(rightPane);
     right->setContentsMargins(4, 0, 0, 0);
     right->addWidget(errorBanner());
+    right->addWidget(noticeBar());
     right->addWidget(explanationLabel());   // "what am I looking at", for the tab shown
     m_tabs = new QTabWidget;
     auto *headPage = new QWidget;
@@ -218,6 +220,8 @@ void ExploreView::buildUi()
     connect(m_examples, &QComboBox::activated, this, [this](int index) {
         if (index >= 0) setText(m_examples->itemData(index).toString());
     });
+    connect(m_text, &TextEditor::refused, this,
+            [this](const QString &reason) { showError(tr("Not inserted: %1. The text is as it was.").arg(reason)); });
     connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
         subject()->setText(m_text->toPlainText());
         if (m_raw) {
@@ -341,6 +345,10 @@ void ExploreView::setColorMap(ColorMap map)
 
 void ExploreView::setText(const QString &text)
 {
+    if (text.size() > kMaxTextChars) {   // a caller's text, like a paste, must fit the editor
+        showError(tr("Not shown: %1. The text is as it was.").arg(textTooLongReason(text.size())));
+        return;
+    }
     m_text->setPlainText(text);
 }
 
@@ -419,6 +427,8 @@ void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s
 {
     const QString spec = m_loadingSpec;
     m_loadingSpec.clear();
+    if (!m_openFailure.isEmpty() && noticeText() == m_openFailure) hideNotice();   // that failure is history now
+    m_openFailure.clear();
     m_model = model;
     m_raw = false;
     if (m_useFirstExample) m_layer = m_head = 0;   // a newly picked model; a session keeps its head (clamped)
@@ -458,9 +468,11 @@ void ExploreView::onRunFailed(const QString &message)
         m_useFirstExample = false;
         syncModelPicker();
         updateModeWidgets();
-        const QString still = m_raw ? tr("the random attention layer") : m_model ? QString::fromStdString(m_model->displayName()) : QString();
-        showError(still.isEmpty() ? tr("Could not open %1: %2").arg(spec, message)
-                                  : tr("Could not open %1: %2. Still using %3.").arg(spec, message, still));
+        // A notice, not the banner: the run that follows (the raw experiment when nothing else is open) would
+        // hide the banner at once, and the user would never learn why the model they asked for is not shown.
+        const QString still = m_raw || !m_model ? tr("the random attention layer") : QString::fromStdString(m_model->displayName());
+        m_openFailure = tr("Could not open %1: %2. Showing %3 instead.").arg(spec, message, still);
+        showNotice(m_openFailure);
         if (!m_model && !m_raw) useRawExperiment();   // nothing to fall back on: the raw experiment
         return;
     }

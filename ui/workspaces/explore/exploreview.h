@@ -15,7 +15,6 @@
 class QComboBox;
 class QGroupBox;
 class QLabel;
-class QPlainTextEdit;
 class QScrollArea;
 class QSpinBox;
 class QSplitter;
@@ -24,6 +23,7 @@ class QTabWidget;
 namespace attnui {
 
 class AggregationPanel;
+class TextEditor;
 class HeadGrid;
 class DatasetHeadsPanel;
 class HeadStatsPanel;
@@ -125,6 +125,7 @@ private:
     TextModelPtr m_model;
     bool m_raw = false;
     QString m_loadingSpec;          // a model being opened; empty when none
+    QString m_openFailure;          // the notice of the last model that did not open (hidden once another opens)
     bool m_useFirstExample = false;
     bool m_shownPending = false;    // resultShown waits for the head heatmap prepared off the UI thread
 
@@ -134,7 +135,7 @@ private:
     QLabel *m_examplesLabel = nullptr;
     QLabel *m_exampleHint = nullptr;
     QLabel *m_intro = nullptr;
-    QPlainTextEdit *m_text = nullptr;
+    TextEditor *m_text = nullptr;
     TokenChips *m_chips = nullptr;
     QScrollArea *m_chipsScroll = nullptr;
     QGroupBox *m_rawBox = nullptr;

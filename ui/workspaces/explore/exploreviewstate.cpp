@@ -8,13 +8,13 @@
 #include "plots/headgrid.h"
 #include "kit/stateio.h"
 #include "kit/subject.h"
+#include "kit/texteditor.h"
 
 #include <attnscope/attention.h>
 
 #include <QComboBox>
 #include <QJsonArray>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTabWidget>
