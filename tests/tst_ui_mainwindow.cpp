@@ -27,6 +27,7 @@
 
 #include <QClipboard>
 #include <QComboBox>
+#include <QLabel>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QSortFilterProxyModel>
@@ -53,6 +54,7 @@ private slots:
     void badFolderKeepsTheModel();
     void badFolderAtStartSaysWhy();
     void overlongTextIsRefused();
+    void exampleHintFollowsTheText();
     void rawExperimentStaysAvailable();
     void viewMenuSettingsApply();
     void exportsTheCurrentFigure();
@@ -315,6 +317,26 @@ void TestUiMainWindow::overlongTextIsRefused()
     const QString after = full.toPlainText();
     QCOMPARE(after.size(), kMaxTextChars);
     QCOMPARE(after.back(), QLatin1Char('b'));
+}
+
+// An example's "What to look for" names its heads and positions: it goes once the text is edited and comes back
+// when the text is that example again.
+void TestUiMainWindow::exampleHintFollowsTheText()
+{
+    MainWindow w;
+    w.show();
+    ExploreView *explore = w.explore();
+    QVERIFY(waitForModel(w));
+    auto *hint = explore->findChild<QLabel *>(QStringLiteral("exampleHint"));
+    QVERIFY(hint);
+    const QString example = explore->text();
+    QVERIFY2(hint->isVisible() && hint->text().startsWith(QStringLiteral("What to look for")), qPrintable(hint->text()));
+    const QString shown = hint->text();
+    explore->setText(example + QStringLiteral(" and more"));
+    QVERIFY(!hint->isVisible());
+    explore->setText(example);
+    QVERIFY(hint->isVisible());
+    QCOMPARE(hint->text(), shown);
 }
 
 void TestUiMainWindow::rawExperimentStaysAvailable()
