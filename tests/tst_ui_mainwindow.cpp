@@ -381,6 +381,19 @@ void TestUiMainWindow::rawExperimentStaysAvailable()
     QCOMPARE(explore->headGrid()->heads(), 4);
     // Rows 5 and 7 repeat "the": the raw experiment gets duplicate-token scores too.
     QVERIFY(!std::isnan(explore->snapshot()->stats.front().duplicateToken));
+    QCOMPARE(explore->chips()->tokens(), explore->currentFigure()->data().rowLabels);
+    // A text the run refuses: the old tokens stay beside the old heatmap (the chips used to change at once).
+    const auto before = explore->snapshot();
+    const QStringList tokens = explore->chips()->tokens();
+    explore->setText(QStringLiteral("   "));
+    QTRY_VERIFY_WITH_TIMEOUT(!explore->errorText().isEmpty(), 10000);
+    QCOMPARE(explore->snapshot(), before);
+    QCOMPARE(explore->chips()->tokens(), tokens);
+    // An accepted one: new tokens with their result.
+    explore->setText(QStringLiteral("a b c"));
+    QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != before, 10000);
+    QCOMPARE(explore->chips()->tokens(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
+    QCOMPARE(explore->currentFigure()->data().rowLabels, explore->chips()->tokens());
 }
 
 void TestUiMainWindow::viewMenuSettingsApply()

@@ -225,11 +225,9 @@ void ExploreView::useRawExperiment()
         const QSignalBlocker block(m_text);
         m_text->setPlainText(defaultText());
     }
-    m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
-    fitChips();
     updateModeWidgets();
     syncModelPicker();
-    rerun();
+    rerun();   // the chips follow with its result
 }
 
 void ExploreView::updateExampleHint()

@@ -226,10 +226,8 @@ void ExploreView::buildUi()
     connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
         subject()->setText(m_text->toPlainText());
         updateExampleHint();
-        if (m_raw) {
-            m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
-            fitChips();
-        }
+        // The chips change with the result they belong to (showSnapshot()), never ahead of it: a text the run
+        // refuses leaves the old tokens beside the old heatmap.
         scheduleEditRun();
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
