@@ -15,6 +15,8 @@
 #include "workspaces/explore/exploreview.h"
 #include "workspaces/explore/headstatspanel.h"
 #include "workspaces/explore/outputspanel.h"
+#include "workspaces/pipeline/pipelinestages.h"
+#include "workspaces/pipeline/pipelineview.h"
 #include "kit/tokenchips.h"
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
@@ -59,6 +61,7 @@ private slots:
     void exampleHintFollowsTheText();
     void statusBarFollowsTheTabShown();
     void rawExperimentStaysAvailable();
+    void pipelineFollowsExplore();
     void viewMenuSettingsApply();
     void exportsTheCurrentFigure();
     void exportsEveryWorkspacesFigure();
@@ -394,6 +397,33 @@ void TestUiMainWindow::rawExperimentStaysAvailable()
     QTRY_VERIFY_WITH_TIMEOUT(explore->snapshot() != before, 10000);
     QCOMPARE(explore->chips()->tokens(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
     QCOMPARE(explore->currentFigure()->data().rowLabels, explore->chips()->tokens());
+}
+
+// Pipeline follows what Explore shows: the head a user picks there, and the raw experiment (no model: Pipeline runs
+// its own small random model on Explore's text, saying so) instead of the model and text shown before.
+void TestUiMainWindow::pipelineFollowsExplore()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w));
+    auto *pipeline = qobject_cast<PipelineView *>(w.findWorkspace(QStringLiteral("pipeline")));
+    QVERIFY(pipeline);
+    emit w.explore()->headGrid()->headClicked(1, 2);
+    QCOMPARE(pipeline->settings().layer, 1);
+    QCOMPARE(pipeline->settings().head, 2);
+    QVERIFY(w.showWorkspace(QStringLiteral("pipeline")));
+    QTRY_VERIFY_WITH_TIMEOUT(pipeline->snapshot() && !pipeline->runner()->isBusy() && !pipeline->hasPendingRun(), 30000);
+    QCOMPARE(pipeline->snapshot()->model, w.explore()->currentModel());
+    QCOMPARE(pipeline->snapshot()->text, w.explore()->text());
+    const auto before = pipeline->snapshot();
+    w.explore()->useRawExperiment();
+    QVERIFY(!w.subject()->model());
+    QCOMPARE(w.subject()->text(), w.explore()->text());
+    QTRY_VERIFY_WITH_TIMEOUT(pipeline->snapshot() != before && !pipeline->runner()->isBusy() && !pipeline->hasPendingRun(),
+                             30000);
+    QCOMPARE(pipeline->snapshot()->text, w.explore()->text());
+    QVERIFY2(pipeline->snapshot()->note.contains(QStringLiteral("raw experiment")), qPrintable(pipeline->snapshot()->note));
+    QVERIFY(pipeline->snapshot()->model != before->model);
 }
 
 void TestUiMainWindow::viewMenuSettingsApply()

@@ -40,6 +40,14 @@ public:
         m_text = text;
         emit textChanged();
     }
+    // The head a person last chose in Explore (a click in the overview, a row of the statistics), for workspaces
+    // that follow it (Pipeline). Sessions and lessons never set it: each workspace restores its own head.
+    std::optional<attn::HeadRef> chosenHead() const { return m_chosenHead; }
+    void chooseHead(const attn::HeadRef &head)
+    {
+        m_chosenHead = head;
+        emit headChosen();
+    }
     // The compute backend of View ▸ Backend; workspaces pass it to the runs they submit.
     attn::Backend backend() const { return m_backend; }
     void setBackend(attn::Backend backend)
@@ -64,6 +72,7 @@ public:
 signals:
     void modelChanged();
     void textChanged();
+    void headChosen();
     void backendChanged();
     void runOptionsChanged();
 
@@ -71,6 +80,7 @@ private:
     TextModelPtr m_model;
     QString m_spec;
     QString m_text;
+    std::optional<attn::HeadRef> m_chosenHead;
     attn::Backend m_backend = attn::Backend::Auto;
     std::optional<attn::MaskSpec> m_maskOverride;
     int m_padding = 0;

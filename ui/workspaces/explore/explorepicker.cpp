@@ -225,6 +225,10 @@ void ExploreView::useRawExperiment()
         const QSignalBlocker block(m_text);
         m_text->setPlainText(defaultText());
     }
+    // The raw experiment has no model for the other workspaces: the Subject says so (Pipeline then runs its own
+    // small random model, on this text) instead of keeping the model and text shown before.
+    subject()->setModel(nullptr, QString());
+    subject()->setText(m_text->toPlainText());
     updateModeWidgets();
     syncModelPicker();
     rerun();   // the chips follow with its result

@@ -240,13 +240,18 @@ void ExploreView::buildUi()
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         if (index == AggregationTab && m_snapshot && m_snapshot->flowDeferred) rerun();
     });
-    connect(m_grid, &HeadGrid::headClicked, this, &ExploreView::selectHead);
-    connect(m_stats, &HeadStatsPanel::headActivated, this, [this](int layer, int head) {
+    // A head the user picks (not one a session restores) is also the Subject's chosen head: Pipeline follows it.
+    const auto choose = [this](int layer, int head) {
         selectHead(layer, head);
+        if (!m_raw) subject()->chooseHead({layer, head});
+    };
+    connect(m_grid, &HeadGrid::headClicked, this, choose);
+    connect(m_stats, &HeadStatsPanel::headActivated, this, [this, choose](int layer, int head) {
+        choose(layer, head);
         setCurrentTab(HeadTab);
     });
-    connect(m_datasetHeads, &DatasetHeadsPanel::headActivated, this, [this](int layer, int head) {
-        selectHead(layer, head);
+    connect(m_datasetHeads, &DatasetHeadsPanel::headActivated, this, [this, choose](int layer, int head) {
+        choose(layer, head);
         setCurrentTab(HeadTab);
     });
     connect(m_plot, &HeatmapPlot::cellHovered, this, &ExploreView::onCellHovered);

@@ -9,6 +9,8 @@
 #include "kit/numbering.h"
 #include "kit/stateio.h"
 
+#include <attnscope/modelconfig.h>
+
 #include <QButtonGroup>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -25,6 +27,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <optional>
 
 namespace attnui {
 
@@ -49,6 +52,21 @@ PipelineView::PipelineView(Subject *subject, QWidget *parent)
     : Workspace(subject, QStringLiteral("pipeline"), {.debounceMs = kDebounceMs, .followBackend = false}, parent)
 {
     buildUi();
+    // The head chosen in Explore, when it exists in the model Pipeline shows.
+    connect(subject, &Subject::headChosen, this, [this] {
+        const std::optional<attn::HeadRef> head = this->subject()->chosenHead();
+        const TextModelPtr model = this->subject()->model();
+        if (!head || !model || head->layer >= model->model().config().layers || head->head >= model->model().config().heads)
+            return;
+        m_settings.layer = int(head->layer);
+        m_settings.head = int(head->head);
+        {
+            const QSignalBlocker b1(m_layer), b2(m_head);
+            setIndex(m_layer, m_settings.layer);
+            setIndex(m_head, m_settings.head);
+        }
+        scheduleRun();   // while hidden, when next shown
+    });
     // Presentation clickers send ←/→ and PageUp/PageDown: they step the stages wherever the focus is in the
     // window while Pipeline is shown (a hidden widget's shortcuts are off). Text and number editors take these keys
     // first (they accept the ShortcutOverride), so typing still moves their cursor; a slider never sees them.
@@ -63,10 +81,14 @@ PipelineView::PipelineView(Subject *subject, QWidget *parent)
 
 void PipelineView::onModelChanged()
 {
-    if (const TextModelPtr m = subject()->model()) {   // another model may have fewer layers or heads
-        const attn::ModelConfig &c = m->model().config();
-        if (m_settings.layer >= c.layers) m_settings.layer = 0;
-        if (m_settings.head >= c.heads) m_settings.head = 0;
+    // Another model may have fewer layers or heads; without one (Explore's raw experiment) the fallback runs.
+    std::optional<attn::ModelConfig> config;
+    if (const TextModelPtr m = subject()->model()) config = m->model().config();
+    else if (auto fallback = attn::parseSyntheticSpec(kFallbackSpec))
+        config = *fallback;
+    if (config) {
+        if (m_settings.layer >= config->layers) m_settings.layer = 0;
+        if (m_settings.head >= config->heads) m_settings.head = 0;
     }
     scheduleRun();
 }
