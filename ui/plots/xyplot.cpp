@@ -317,8 +317,9 @@ QString XYPlot::hoverText(XYPoint pt) const
         return text + tr("%1: %2").arg(cat, number(s.y[i]));
     }
     if (pt.index < s.labels.size()) text += s.labels[pt.index] + QLatin1Char('\n');
-    const QString xl = d->plot->xAxis->label().isEmpty() ? QStringLiteral("x") : d->plot->xAxis->label();
-    const QString yl = d->plot->yAxis->label().isEmpty() ? QStringLiteral("y") : d->plot->yAxis->label();
+    // Axis labels may be set on two lines to fit their axis; the hover reads them as one.
+    const QString xl = d->plot->xAxis->label().isEmpty() ? QStringLiteral("x") : d->plot->xAxis->label().replace(QLatin1Char('\n'), QLatin1Char(' '));
+    const QString yl = d->plot->yAxis->label().isEmpty() ? QStringLiteral("y") : d->plot->yAxis->label().replace(QLatin1Char('\n'), QLatin1Char(' '));
     return text + tr("%1 = %2,  %3 = %4").arg(xl, number(i < s.x.size() ? s.x[i] : NAN), yl, number(s.y[i]));
 }
 

@@ -28,6 +28,11 @@ namespace attnui {
 namespace {
 
 constexpr int kDebounceMs = 120;
+// The custom-mask editor's cells: big enough to hit with a mouse or touchpad (tst_ui_layout asks 14 px). Its
+// matrix grows with the text up to kEditorMaxSide; a longer text is edited zoomed in (wheel), as in every heatmap.
+constexpr int kEditorCellPx = 16;
+constexpr int kEditorMinSide = 240;
+constexpr int kEditorMaxSide = 520;
 
 QString choiceLabel(MaskChoice c)
 {
@@ -39,6 +44,13 @@ QString choiceLabel(MaskChoice c)
     case MaskChoice::Custom: return QObject::tr("Custom");
     }
     return {};
+}
+
+// A small multiple: a 120 px matrix (what tst_ui_layout asks of every heatmap) plus its title, tick labels and
+// axis titles, and the colour scale on the last panel of a row.
+QSize panelMinimum(bool withScale)
+{
+    return QSize(withScale ? 264 : 180, 212);
 }
 
 // Very small differences print in scientific notation, exact zeros as "0 (exactly)".
@@ -132,13 +144,18 @@ void MasksView::buildUi()
     padRow->addWidget(padScroll, 1);
     outer->addLayout(padRow);
 
-    // The custom mask large enough to edit with the mouse on the left; on the right the figure: the panels side by
-    // side, then the output changes and the proofs. The editor is a control, not part of the exported figure (the
-    // figure has its own small custom panel). Below their minimum size both scroll.
+    // The figure across the whole width: the panels side by side (at 1280×720 five columns leave each map
+    // ~180 px), the output changes below them. Under it the custom mask large enough to edit with the mouse
+    // beside the proofs (controls and checks, not part of the exported figure; the figure has its own small
+    // custom panel). Side by side with the panels the editor left them ~70 px at 1280×720. Below their minimum
+    // sizes both scroll (vertically at 1280×720).
     auto *body = new QWidget;
-    auto *figRow = new QHBoxLayout(body);
-    figRow->setContentsMargins(0, 0, 0, 0);
+    auto *bodyLayout = new QVBoxLayout(body);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
     m_figure = new QWidget;
+    bodyLayout->addWidget(m_figure, 3);
+    auto *lower = new QHBoxLayout;
+    bodyLayout->addLayout(lower, 2);
     m_editorBox = new QWidget;
     auto *editorLayout = new QVBoxLayout(m_editorBox);
     editorLayout->setContentsMargins(0, 0, 0, 0);
@@ -147,23 +164,21 @@ void MasksView::buildUi()
     editorNote->setWordWrap(true);
     editorLayout->addWidget(editorNote);
     m_editor = new HeatmapPlot;
-    m_editor->setMinimumSize(300, 300);
     m_editor->setTitle(tr("custom"));
+    m_editor->setColorScaleVisible(false);   // the same [0, 1] scale as the panels above, shown there
     m_editor->plotWidget()->installEventFilter(this);
     editorLayout->addWidget(m_editor, 1);
-    figRow->addWidget(m_editorBox, 2);
+    lower->addWidget(m_editorBox);
     auto *fig = new QVBoxLayout(m_figure);
     fig->setContentsMargins(0, 0, 0, 0);
-    figRow->addWidget(m_figure, 5);
     m_grid = new QGridLayout;
     m_grid->setSpacing(4);
     fig->addLayout(m_grid, 5);
 
-    auto *bottom = new QHBoxLayout;
     m_deltaPlot = new XYPlot;
     m_deltaPlot->setTitle(tr("Change in the head's output per token vs the model's own mask"));
     m_deltaPlot->setAxisLabels(tr("token (query)"), tr("‖Δ output‖₂"));
-    bottom->addWidget(m_deltaPlot, 3);
+    fig->addWidget(m_deltaPlot, 2);
 
     auto *proofs = new QGroupBox(tr("Does the mask hide what it should? (whole model, final hidden states)"));
     auto *pl = new QVBoxLayout(proofs);
@@ -188,7 +203,7 @@ void MasksView::buildUi()
     pl->addWidget(m_leakText);
     m_leakPlot = new XYPlot;
     m_leakPlot->setAxisLabels(tr("position i"), tr("max |Δh_i|"));
-    m_leakPlot->setMinimumHeight(140);
+    m_leakPlot->setMinimumHeight(220);   // legend, ticks and labels around 80+ px of bars (tst_ui_layout)
     pl->addWidget(m_leakPlot, 1);
     auto *padProofRow = new QHBoxLayout;
     padProofRow->addWidget(new QLabel(tr("Append")));
@@ -204,10 +219,18 @@ void MasksView::buildUi()
     m_padText->setWordWrap(true);
     m_padText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     pl->addWidget(m_padText);
-    bottom->addWidget(proofs, 2);
-    fig->addLayout(bottom, 3);
-    m_deltaPlot->setMinimumHeight(160);
+    lower->addWidget(proofs, 1);
+    m_deltaPlot->setMinimumHeight(200);
     outer->addWidget(scrollable(body), 1);
+}
+
+void MasksView::sizeEditor(int tokens)
+{
+    const int side = std::clamp(kEditorCellPx * tokens, kEditorMinSide, kEditorMaxSide);
+    // Title and axes around the matrix, as laid out last time (before the first layout: their usual size).
+    const QRect area = m_editor->plotArea();
+    const QSize frame = area.width() > 0 && area.height() > 0 ? m_editor->size() - area.size() : QSize(64, 80);
+    m_editor->setMinimumSize(side + frame.width(), side + frame.height());
 }
 
 QString MasksView::explanation() const
@@ -296,7 +319,7 @@ void MasksView::rebuildPanels(int count)
         // One range for every weights panel, one for every difference map: the last panel of each row shows the scale.
         auto *w = new HeatmapPlot;
         w->setColorMap(m_colorMap);
-        w->setMinimumSize(130, 130);
+        w->setMinimumSize(panelMinimum(i == count - 1));
         w->setColorScaleVisible(i == count - 1);
         w->plotWidget()->installEventFilter(this);
         m_grid->addWidget(w, 0, i);
@@ -310,7 +333,7 @@ void MasksView::rebuildPanels(int count)
             continue;
         }
         auto *d = new HeatmapPlot;
-        d->setMinimumSize(130, 130);
+        d->setMinimumSize(panelMinimum(i == count - 1));
         d->setColorScaleVisible(i == count - 1);
         d->setValueLabel(tr("Δ weight"));
         m_grid->addWidget(d, 1, i);
@@ -350,7 +373,10 @@ void MasksView::showSnapshot()
         HeatmapPlot *w = m_weightPlots[int(i)];
         w->setTitle(name);
         w->setToolTip(name == QLatin1String("custom") ? tr("Your own mask: click or drag over cells to allow or block them") : QString());
-        if (name == QLatin1String("custom")) m_editor->setData(data);
+        if (name == QLatin1String("custom")) {
+            sizeEditor(L);
+            m_editor->setData(data);
+        }
         w->setData(std::move(data));
         if (i == 0) {
             m_panelNotes[0]->setText(tr("baseline"));

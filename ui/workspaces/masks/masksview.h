@@ -97,6 +97,7 @@ private:
     void buildUi();
     void showSnapshot();
     void rebuildPanels(int count);
+    void sizeEditor(int tokens);   // cells of kEditorCellPx for this many tokens
     void syncControls();
 
     MasksRequest m_request;
