@@ -47,7 +47,8 @@ QStringList clippedTexts(QCustomPlot *plot)
     };
     for (QCPLayoutElement *e : plot->plotLayout()->elements(true)) {
         if (auto *t = qobject_cast<QCPTextElement *>(e)) {
-            if (!t->text().isEmpty() && tooLong(t->text(), t->font(), plot->width())) out << t->text();
+            // Its own cell of the layout, which may be narrower than the plot.
+            if (!t->text().isEmpty() && tooLong(t->text(), t->font(), t->outerRect().width())) out << t->text();
         } else if (auto *r = qobject_cast<QCPAxisRect *>(e)) {
             for (QCPAxis *axis : r->axes()) {
                 if (!axis->visible() || axis->label().isEmpty()) continue;
