@@ -120,6 +120,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     setValueLabel(tr("attention weight"));
     setColorMap(ColorMap::Viridis);
     applyPalette();
+    setTitle(QString());   // no title row until there is a title
     setMinimumSize(240, 200);
 }
 
@@ -294,6 +295,17 @@ void HeatmapPlot::updateTicks()
 void HeatmapPlot::setTitle(const QString &title)
 {
     d->fullTitle = title;
+    // No title: no empty row above the matrix (a panel titled by its own label, as in Pipeline, gains ~25 px).
+    QCPLayoutGrid *layout = d->plot->plotLayout();
+    const bool shown = layout->hasElement(0, 0) && layout->element(0, 0) == d->title;
+    if (title.isEmpty() && shown) {
+        layout->take(d->title);
+        layout->simplify();
+    } else if (!title.isEmpty() && !shown) {
+        layout->insertRow(0);
+        layout->addElement(0, 0, d->title);
+    }
+    d->title->setVisible(!title.isEmpty());
     plottext::fitTitle(d->title, title, d->plot->width());
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }

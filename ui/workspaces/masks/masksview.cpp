@@ -2,6 +2,7 @@
 #include "workspaces/masks/masksview.h"
 
 #include "kit/numbering.h"
+#include "workspaces/masks/masksbody.h"
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
@@ -144,18 +145,10 @@ void MasksView::buildUi()
     padRow->addWidget(padScroll, 1);
     outer->addLayout(padRow);
 
-    // The figure across the whole width: the panels side by side (at 1280×720 five columns leave each map
-    // ~180 px), the output changes below them. Under it the custom mask large enough to edit with the mouse
-    // beside the proofs (controls and checks, not part of the exported figure; the figure has its own small
-    // custom panel). Side by side with the panels the editor left them ~70 px at 1280×720. Below their minimum
-    // sizes both scroll (vertically at 1280×720).
-    auto *body = new QWidget;
-    auto *bodyLayout = new QVBoxLayout(body);
-    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    // The figure (small multiples, output changes), the custom mask large enough to edit with the mouse and the
+    // proofs: arranged by MasksBody for the width at hand. The editor and the proofs are controls and checks, not
+    // part of the exported figure (the figure has its own small custom panel).
     m_figure = new QWidget;
-    bodyLayout->addWidget(m_figure, 3);
-    auto *lower = new QHBoxLayout;
-    bodyLayout->addLayout(lower, 2);
     m_editorBox = new QWidget;
     auto *editorLayout = new QVBoxLayout(m_editorBox);
     editorLayout->setContentsMargins(0, 0, 0, 0);
@@ -168,7 +161,6 @@ void MasksView::buildUi()
     m_editor->setColorScaleVisible(false);   // the same [0, 1] scale as the panels above, shown there
     m_editor->plotWidget()->installEventFilter(this);
     editorLayout->addWidget(m_editor, 1);
-    lower->addWidget(m_editorBox);
     auto *fig = new QVBoxLayout(m_figure);
     fig->setContentsMargins(0, 0, 0, 0);
     m_grid = new QGridLayout;
@@ -219,9 +211,11 @@ void MasksView::buildUi()
     m_padText->setWordWrap(true);
     m_padText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     pl->addWidget(m_padText);
-    lower->addWidget(proofs, 1);
     m_deltaPlot->setMinimumHeight(200);
-    outer->addWidget(scrollable(body), 1);
+    m_body = new MasksBody(m_figure, m_editorBox, proofs);
+    QScrollArea *scroll = scrollable(m_body);
+    outer->addWidget(scroll, 1);
+    m_body->followWidth(scroll->viewport());
 }
 
 void MasksView::sizeEditor(int tokens)
@@ -344,7 +338,9 @@ void MasksView::rebuildPanels(int count)
     m_baselineNote->setWordWrap(true);
     m_baselineNote->setAlignment(Qt::AlignCenter);
     m_grid->addWidget(m_baselineNote, 1, 0);
-    for (int i = 0; i < count; ++i) m_grid->setColumnStretch(i, 1);
+    // The last column also holds the colour scales (~75 px): wider, so that its matrices are as large as the
+    // others' (hatching needs 6 px cells).
+    for (int i = 0; i < count; ++i) m_grid->setColumnStretch(i, i == count - 1 ? 14 : 10);
     m_grid->setRowStretch(0, 1);
     m_grid->setRowStretch(1, 1);
 }
@@ -375,6 +371,7 @@ void MasksView::showSnapshot()
         w->setToolTip(name == QLatin1String("custom") ? tr("Your own mask: click or drag over cells to allow or block them") : QString());
         if (name == QLatin1String("custom")) {
             sizeEditor(L);
+            m_body->rearrange();
             m_editor->setData(data);
         }
         w->setData(std::move(data));
@@ -402,6 +399,7 @@ void MasksView::showSnapshot()
         deltas << XYSeries{name, {}, h.outputDelta, {}};
     }
     m_editorBox->setVisible(customPanel() >= 0);
+    m_body->rearrange();
     m_deltaPlot->setBars(s.tokens, deltas);
     m_deltaPlot->setTitle(tr("Change in %1's output per token vs the model's own mask").arg(headName(s.request.layer, s.request.head)));
 

@@ -129,7 +129,7 @@ void PipelineView::buildUi()
         panel->table()->setFocusPolicy(Qt::NoFocus);
         // Two inputs stacked beside the result: each keeps a 120 px matrix (tst_ui_layout) under its axes; the
         // matrices scroll below that.
-        panel->plot()->setMinimumHeight(215);
+        panel->plot()->setMinimumHeight(190);
         m_panels << panel;
     }
     auto *op = new QLabel;
