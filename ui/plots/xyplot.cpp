@@ -166,7 +166,9 @@ void XYPlot::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     // A title wider than the plot wraps instead of being cut off.
-    if (plottext::fitTitle(d->title, d->fullTitle, d->plot->width())) d->plot->replot(QCustomPlot::rpQueuedReplot);
+    // Legend entries that do not fit in one row go on more rows.
+    const bool title = plottext::fitTitle(d->title, d->fullTitle, d->plot->width());
+    if (plottext::fitLegend(d->plot->legend, d->plot->width()) || title) d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void XYPlot::setAxisLabels(const QString &x, const QString &y)
@@ -302,6 +304,7 @@ void XYPlot::rebuild()
     const bool legend = (m_series.size() > 1 || d->fitGraph)
                         && std::any_of(m_series.begin(), m_series.end(), [](const XYSeries &s) { return !s.name.isEmpty(); });
     p->legend->setVisible(legend);
+    plottext::fitLegend(p->legend, p->width());
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 
