@@ -27,12 +27,15 @@
 
 #include <QClipboard>
 #include <QComboBox>
+#include <QLabel>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
+#include <QRegularExpression>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -53,6 +56,8 @@ private slots:
     void badFolderKeepsTheModel();
     void badFolderAtStartSaysWhy();
     void overlongTextIsRefused();
+    void exampleHintFollowsTheText();
+    void statusBarFollowsTheTabShown();
     void rawExperimentStaysAvailable();
     void viewMenuSettingsApply();
     void exportsTheCurrentFigure();
@@ -113,9 +118,35 @@ void TestUiMainWindow::opensAndShowsAHeatmap()
     const attn::ModelConfig &config = explore->currentModel()->model().config();
     QCOMPARE(explore->headGrid()->layers(), int(config.layers));
     QCOMPARE(explore->headGrid()->heads(), int(config.heads));
-    QTRY_VERIFY(w.statusText().contains(QStringLiteral("backend: ")));
-    QVERIFY(w.statusText().contains(QStringLiteral("last run")));
+    QTRY_VERIFY(w.statusText().contains(QStringLiteral("last run")));
+    QVERIFY2(QRegularExpression(QStringLiteral("^backend: [a-z]+ · ")).match(w.statusText()).hasMatch(), qPrintable(w.statusText()));
     QVERIFY(explore->errorText().isEmpty());
+}
+
+// The status bar follows the tab shown: a workspace that has not run says so (never an empty "backend:"), and
+// Explore's runs while another tab is shown do not write over it.
+void TestUiMainWindow::statusBarFollowsTheTabShown()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w));
+    Workspace *compare = w.findWorkspace(QStringLiteral("compare"));
+    Workspace *faithfulness = w.findWorkspace(QStringLiteral("faithfulness"));
+    QVERIFY(compare && faithfulness);
+    const auto runStatus = [&w] { return w.statusText().section(QStringLiteral(" · "), 0, 1); };
+    QVERIFY(w.showWorkspace(QStringLiteral("compare")));   // hidden until now, so it has not run
+    QCOMPARE(runStatus(), QStringLiteral("backend: not run yet · no run yet"));
+    QTRY_VERIFY_WITH_TIMEOUT(runStatus().contains(QStringLiteral("last run")) && !compare->runner()->isBusy(), 30000);
+    const QString shown = runStatus();
+    QVERIFY2(QRegularExpression(QStringLiteral("^backend: [a-z]+ · last run ")).match(shown).hasMatch(), qPrintable(shown));
+    QSignalSpy exploreDone(w.explore()->runner(), &EngineRunner::finished);
+    w.explore()->rerun();   // Explore runs behind Compare: the status bar keeps Compare's run
+    QVERIFY(exploreDone.wait(20000));
+    QCOMPARE(runStatus(), shown);
+    // Faithfulness runs on the Backend menu's choice and names it (it used to leave "backend: " empty).
+    QVERIFY(w.showWorkspace(QStringLiteral("faithfulness")));
+    QTRY_VERIFY_WITH_TIMEOUT(runStatus().contains(QStringLiteral("last run")) && !faithfulness->runner()->isBusy(), 60000);
+    QVERIFY2(QRegularExpression(QStringLiteral("^backend: [a-z]+ · last run ")).match(runStatus()).hasMatch(), qPrintable(runStatus()));
 }
 
 void TestUiMainWindow::modelPickerListsSamples()
@@ -315,6 +346,26 @@ void TestUiMainWindow::overlongTextIsRefused()
     const QString after = full.toPlainText();
     QCOMPARE(after.size(), kMaxTextChars);
     QCOMPARE(after.back(), QLatin1Char('b'));
+}
+
+// An example's "What to look for" names its heads and positions: it goes once the text is edited and comes back
+// when the text is that example again.
+void TestUiMainWindow::exampleHintFollowsTheText()
+{
+    MainWindow w;
+    w.show();
+    ExploreView *explore = w.explore();
+    QVERIFY(waitForModel(w));
+    auto *hint = explore->findChild<QLabel *>(QStringLiteral("exampleHint"));
+    QVERIFY(hint);
+    const QString example = explore->text();
+    QVERIFY2(hint->isVisible() && hint->text().startsWith(QStringLiteral("What to look for")), qPrintable(hint->text()));
+    const QString shown = hint->text();
+    explore->setText(example + QStringLiteral(" and more"));
+    QVERIFY(!hint->isVisible());
+    explore->setText(example);
+    QVERIFY(hint->isVisible());
+    QCOMPARE(hint->text(), shown);
 }
 
 void TestUiMainWindow::rawExperimentStaysAvailable()

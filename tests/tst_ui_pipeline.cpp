@@ -13,7 +13,10 @@
 #include <attnscope/mask.h>
 #include <attnscope/textmodel.h>
 
+#include <QApplication>
 #include <QCheckBox>
+#include <QSlider>
+#include <QSpinBox>
 #include <QTableView>
 #include <QSignalSpy>
 #include <QTest>
@@ -76,6 +79,7 @@ private slots:
     void scalingToggleInView();
     void maskAndPositionOptions();
     void stepping();
+    void clickerKeysStepWhereverTheFocusIs();
     void tablesAndHeatmaps();
     void sessionRoundTrip();
     void sessionErrors_data();
@@ -248,6 +252,10 @@ void TestPipeline::stepping()
 {
     Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve"));
     f.run(PipelineSettings{});
+    // The keys are window shortcuts: they need the view shown in the active window.
+    f.view->show();
+    QApplication::setActiveWindow(f.view);
+    QVERIFY(QTest::qWaitForWindowActive(f.view));
     QSignalSpy changed(f.view, &Workspace::figureChanged);
     f.view->setStage(PipelineStage::Input);
     QCOMPARE(f.view->panels().size(), 1);
@@ -267,6 +275,42 @@ void TestPipeline::stepping()
     QCOMPARE(f.view->stage(), PipelineStage::Mask);
     QCOMPARE(f.view->panels().at(1)->matrix().title, QStringLiteral("+ M  (0 = allowed, −∞ = masked)"));
     QVERIFY(changed.count() >= kPipelineStageCount);
+}
+
+// What presentation clickers send (←/→, PageUp/PageDown) steps the stages wherever the focus is, and never
+// moves a slider; in a number editor the arrows stay the editor's.
+void TestPipeline::clickerKeysStepWhereverTheFocusIs()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve"));
+    f.run(PipelineSettings{});
+    f.view->show();
+    QApplication::setActiveWindow(f.view);
+    QVERIFY(QTest::qWaitForWindowActive(f.view));
+    f.view->setStage(PipelineStage::Dot);
+    auto *slider = f.view->controls()->findChild<QSlider *>();
+    QVERIFY(slider);
+    slider->setFocus();
+    QTRY_VERIFY(slider->hasFocus());
+    const int value = slider->value();
+    QTest::keyClick(slider, Qt::Key_Right);
+    QCOMPARE(f.view->stage(), PipelineStage::Scale);
+    QTest::keyClick(slider, Qt::Key_PageDown);
+    QCOMPARE(f.view->stage(), PipelineStage::Mask);
+    QTest::keyClick(slider, Qt::Key_PageUp);
+    QCOMPARE(f.view->stage(), PipelineStage::Scale);
+    QTest::keyClick(slider, Qt::Key_Left);
+    QCOMPARE(f.view->stage(), PipelineStage::Dot);
+    QCOMPARE(slider->value(), value);
+    // A number editor keeps its arrows (they move its text cursor): the stage stays.
+    QSpinBox *spin = nullptr;
+    for (QSpinBox *s : f.view->findChildren<QSpinBox *>())
+        if (s->isEnabled() && s->isVisible()) spin = s;
+    QVERIFY(spin);
+    spin->setFocus();
+    QTRY_VERIFY(spin->hasFocus());
+    QTest::keyClick(spin, Qt::Key_Right);
+    QTest::keyClick(spin, Qt::Key_Left);
+    QCOMPARE(f.view->stage(), PipelineStage::Dot);
 }
 
 void TestPipeline::tablesAndHeatmaps()

@@ -72,6 +72,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_explore = qobject_cast<ExploreView *>(m_workspaces.value(0));
     Q_ASSERT(m_explore);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onWorkspaceChanged);
+    showRunStatus();
     connect(m_subject, &Subject::backendChanged, this, [this] {
         for (QAction *a : m_backendGroup->actions()) a->setChecked(a->data().toInt() == int(m_subject->backend()));
     });
@@ -137,10 +138,10 @@ void MainWindow::addWorkspace(Workspace *workspace)
     connect(runner, &EngineRunner::progress, this, [this, isCurrent](double f) {
         if (isCurrent()) m_progress->setValue(int(f * 1000));
     });
-    connect(runner, &EngineRunner::finished, this, [this](const SnapshotPtr &s) {
-        m_backendLabel->setText(tr("backend: %1").arg(QString::fromStdString(s->backend)));
-        m_timeLabel->setText(tr("last run %1 ms").arg(s->elapsedMs, 0, 'f', s->elapsedMs < 10 ? 2 : 0));
-        m_memoryLabel->setText(peakMemoryText());
+    connect(runner, &EngineRunner::finished, this, [this, workspace, isCurrent](const SnapshotPtr &s) {
+        if (!s) return;
+        m_lastRun.insert(workspace, {QString::fromStdString(s->backend), s->elapsedMs});
+        if (isCurrent()) showRunStatus();
     });
     // Failures are shown once, in the workspace's banner, next to what failed.
     connect(runner, &EngineRunner::cancelled, this,
@@ -157,6 +158,21 @@ void MainWindow::onWorkspaceChanged()
     Workspace *w = currentWorkspace();
     if (w && w->runner()->isBusy()) onRunStarted();
     else onRunDone();
+    showRunStatus();
+}
+
+void MainWindow::showRunStatus()
+{
+    const auto it = m_lastRun.constFind(currentWorkspace());
+    if (it == m_lastRun.cend()) {
+        m_backendLabel->setText(tr("backend: not run yet"));
+        m_timeLabel->setText(tr("no run yet"));
+    } else {
+        // A run that used no attention kernel of its own (none do today) still says so rather than "backend: ".
+        m_backendLabel->setText(tr("backend: %1").arg(it->backend.isEmpty() ? tr("none") : it->backend));
+        m_timeLabel->setText(tr("last run %1 ms").arg(it->elapsedMs, 0, 'f', it->elapsedMs < 10 ? 2 : 0));
+    }
+    m_memoryLabel->setText(peakMemoryText());
 }
 
 Workspace *MainWindow::currentWorkspace() const
@@ -295,8 +311,8 @@ void MainWindow::createBackendMenu(QMenu *view)
 
 void MainWindow::createStatusBar()
 {
-    m_backendLabel = new QLabel(tr("backend: –"));
-    m_timeLabel = new QLabel(tr("no run yet"));
+    m_backendLabel = new QLabel;
+    m_timeLabel = new QLabel;
     m_memoryLabel = new QLabel(peakMemoryText());
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);

@@ -14,6 +14,7 @@
 #include <QFont>
 #include <QJsonObject>
 #include <QList>
+#include <QHash>
 #include <QMainWindow>
 
 class QAction;
@@ -105,6 +106,7 @@ private:
     void onRunStarted();
     void onRunDone();
     void onWorkspaceChanged();
+    void showRunStatus();             // the current workspace's last run in the status bar
 
     Subject *m_subject = nullptr;
     QTabWidget *m_tabs = nullptr;
@@ -125,6 +127,13 @@ private:
     QAction *m_leavePresentationAction = nullptr;
     QAction *m_presentationExportAction = nullptr;
     QMenu *m_recentSessionsMenu = nullptr;
+    // The status bar follows the tab shown: each workspace's last run (backend, milliseconds), not the last run of
+    // any workspace (Explore keeps running while another tab is shown).
+    struct RunStatus {
+        QString backend;
+        double elapsedMs = 0;
+    };
+    QHash<const Workspace *, RunStatus> m_lastRun;
     QLabel *m_backendLabel = nullptr;
     QLabel *m_timeLabel = nullptr;
     QLabel *m_memoryLabel = nullptr;

@@ -232,6 +232,20 @@ void ExploreView::useRawExperiment()
     rerun();
 }
 
+void ExploreView::updateExampleHint()
+{
+    // "What to look for" belongs to an example as written: an edited text is no longer that example, so the hint
+    // (which names heads and token positions of the example) goes, and comes back if the text is the example again.
+    const int ex = m_raw ? -1 : m_examples->findData(m_text->toPlainText());
+    const QString hint = ex >= 0 ? m_examples->itemData(ex, Qt::ToolTipRole).toString() : QString();
+    {
+        const QSignalBlocker block(m_examples);
+        m_examples->setCurrentIndex(ex);
+    }
+    m_exampleHint->setText(hint.isEmpty() ? QString() : tr("What to look for: %1").arg(hint));
+    m_exampleHint->setVisible(!hint.isEmpty());
+}
+
 void ExploreView::updateModeWidgets()
 {
     m_rawBox->setVisible(m_raw);

@@ -141,6 +141,7 @@ void ExploreView::buildUi()
     m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);
     left->addWidget(m_text);
     m_exampleHint = new QLabel;
+    m_exampleHint->setObjectName(QStringLiteral("exampleHint"));
     m_exampleHint->setWordWrap(true);
     m_exampleHint->setForegroundRole(QPalette::PlaceholderText);
     m_exampleHint->hide();
@@ -226,6 +227,7 @@ void ExploreView::buildUi()
             [this](const QString &reason) { showError(tr("Not inserted: %1. The text is as it was.").arg(reason)); });
     connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
         subject()->setText(m_text->toPlainText());
+        updateExampleHint();
         if (m_raw) {
             m_chips->setTokens(tokenizeWords(m_text->toPlainText()));
             fitChips();
@@ -448,12 +450,8 @@ void ExploreView::adoptModel(const TextModelPtr &model, const ExploreSnapshot &s
             m_examples->addItem(s.examples[i], s.examples[i]);
             m_examples->setItemData(i, s.exampleHints.value(i), Qt::ToolTipRole);
         }
-        m_examples->setCurrentIndex(s.examples.indexOf(s.text));
     }
-    const int ex = s.examples.indexOf(s.text);
-    m_exampleHint->setText(ex >= 0 && !s.exampleHints.value(ex).isEmpty() ? tr("What to look for: %1").arg(s.exampleHints[ex])
-                                                                           : QString());
-    m_exampleHint->setVisible(!m_exampleHint->text().isEmpty());
+    updateExampleHint();
     if (!spec.startsWith(QLatin1String("sample:")) && !spec.startsWith(QLatin1String("random:")) && QFileInfo(spec).isDir()) {
         addRecentModel(QFileInfo(spec).absoluteFilePath());
         rebuildModelPicker();

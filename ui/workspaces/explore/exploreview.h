@@ -115,6 +115,7 @@ private:
     void onHoverLeft();
     void updateWindowEnabled();
     void updateModeWidgets();
+    void updateExampleHint();                       // the hint of the example the text is, if it is one
     void adoptSubjectModel();
     void updateExplanation();
     QPair<int, int> modelShape() const;   // layers × heads of the model (or raw layer) now in use

@@ -108,6 +108,7 @@ attn::Result<std::shared_ptr<Snapshot>> runDatasetJob(const DatasetRequest &requ
     snap->dataset = std::make_shared<const attn::Dataset>(std::move(dataset.value()));
     snap->model = request.model;
     snap->settings = request.settings;
+    snap->backend = attn::backendName(request.settings.backend);
     auto prepared = attn::prepareDataset(model, *snap->dataset, request.settings);
     if (!prepared) return prepared.status();
     snap->prepared = std::move(prepared.value());

@@ -57,6 +57,7 @@ attn::Result<std::shared_ptr<Snapshot>> runFaithfulnessJob(const FaithfulnessReq
     auto snap = std::make_shared<FaithfulnessSnapshot>();
     snap->settings = request.settings;
     snap->model = request.model;
+    snap->backend = attn::backendName(request.settings.backend);
     snap->estimatedPasses = attn::estimateFaithfulnessPasses(model.model(), std::int64_t(tokens->ids.size()), request.settings);
     auto result = attn::runFaithfulness(model, *tokens, request.settings, ctx.progressFn(), ctx.cancelFn());
     if (!result) return result.status();

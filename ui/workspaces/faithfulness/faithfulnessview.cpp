@@ -273,6 +273,7 @@ attn::DatasetSettings FaithfulnessView::datasetSettings() const
     s.faithfulness = settings();
     s.seed = s.faithfulness.seed;
     s.randomSeeds = s.faithfulness.randomSeeds;
+    s.backend = s.faithfulness.backend;
     s.target = s.faithfulness.targetClass ? "class:" + std::to_string(*s.faithfulness.targetClass) : "predicted";
     s.faithfulness.targetClass.reset();   // per example: the dataset's target, else `target`
     s.version = ATTNSCOPE_VERSION;
@@ -379,6 +380,7 @@ attn::FaithfulnessSettings FaithfulnessView::settings() const
     s.headAblation = m_ablationTest->isChecked();
     s.randomLogitCheck = m_sanity->isChecked();
     s.randomization = m_sanity->isChecked() ? attn::RandomizationMode::Cascade : attn::RandomizationMode::None;
+    s.backend = subject()->backend();   // View ▸ Backend, as every workspace
     return s;
 }
 

@@ -13,10 +13,10 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QJsonValue>
-#include <QKeyEvent>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -49,6 +49,15 @@ PipelineView::PipelineView(Subject *subject, QWidget *parent)
     : Workspace(subject, QStringLiteral("pipeline"), {.debounceMs = kDebounceMs, .followBackend = false}, parent)
 {
     buildUi();
+    // Presentation clickers send ←/→ and PageUp/PageDown: they step the stages wherever the focus is in the
+    // window while Pipeline is shown (a hidden widget's shortcuts are off). Text and number editors take these keys
+    // first (they accept the ShortcutOverride), so typing still moves their cursor; a slider never sees them.
+    for (const auto &[key, forward] : {std::pair{Qt::Key_Right, true}, std::pair{Qt::Key_PageDown, true},
+                                       std::pair{Qt::Key_Left, false}, std::pair{Qt::Key_PageUp, false}}) {
+        auto *shortcut = new QShortcut(QKeySequence(key), this);
+        shortcut->setContext(Qt::WindowShortcut);
+        connect(shortcut, &QShortcut::activated, this, forward ? &PipelineView::stepForward : &PipelineView::stepBack);
+    }
     scheduleRun();
 }
 
@@ -302,13 +311,6 @@ void PipelineView::stepForward()
 void PipelineView::stepBack()
 {
     if (int(m_stage) > 0) setStage(PipelineStage(int(m_stage) - 1));
-}
-
-void PipelineView::keyPressEvent(QKeyEvent *event)
-{
-    if (event->key() == Qt::Key_Right) return stepForward();
-    if (event->key() == Qt::Key_Left) return stepBack();
-    Workspace::keyPressEvent(event);
 }
 
 QList<MatrixPanel *> PipelineView::panels() const

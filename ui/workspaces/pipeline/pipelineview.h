@@ -59,7 +59,6 @@ public:
     QString checkText() const;
 
 protected:
-    void keyPressEvent(QKeyEvent *event) override;
     void submit() override;
     bool onResult(const SnapshotPtr &snapshot) override;
     void onRunFailed(const QString &message) override;
