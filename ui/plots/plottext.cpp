@@ -43,8 +43,9 @@ bool fitTitle(QCPTextElement *title, const QString &full, int width)
 bool fitLegend(QCPLegend *legend, int width)
 {
     std::vector<int> widths;
+    // itemCount() counts the grid's cells, empty ones too (a wrapped legend leaves some).
     for (int i = 0; i < legend->itemCount(); ++i)
-        widths.push_back(static_cast<QCPLayoutElement *>(legend->item(i))->minimumOuterSizeHint().width());
+        if (QCPLayoutElement *item = legend->item(i)) widths.push_back(item->minimumOuterSizeHint().width());
     if (widths.empty()) return false;
     // As many columns as the widest entries allow: every row then fits, whichever entries it holds.
     std::sort(widths.begin(), widths.end(), std::greater<>());
