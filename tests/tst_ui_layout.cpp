@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Layouts that fit a small screen: the main window laid out at 1280×720 (offscreen) on the default sample model,
-// one row per workspace (and per Explore tab). In the workspace shown, no plot's drawing area is below its
-// stated minimum, no plot has a title or axis label that does not fit, no label or button is narrower or
-// shorter than its text needs (clipped), and the window's minimum size is at most 1280×700 (with the lesson dock
-// open, at most 1600×1000, and opening a lesson never grows the window).
+// Layouts that fit a small screen: the main window laid out offscreen at 1280×720 and 1366×768 on the default
+// sample model, one row per workspace, per Explore tab and for Faithfulness' dataset mode (after a 3-example run
+// on sample:rationale-bert). In the workspace shown, no plot's drawing area is below its stated minimum, no plot
+// has a title, axis label or legend entry that does not fit, no label or button is narrower or shorter than its
+// text needs (clipped), Masks' custom-mask editor has cells big enough for the mouse, and the window's minimum size
+// is at most 1280×700. Every lesson is opened with the dock at 1600×1000 (the same checks) and on a 1280×720
+// window (it must never grow the window). The first window never exceeds the screen. No timing is asserted: the
+// waits only let the runs finish.
 
 #include "kit/workspace.h"
 #include "lessons/lessonpanel.h"
@@ -58,6 +61,14 @@ bool settle(const MainWindow &w, int timeoutMs = 120000)
         if (!runnersIdle(w)) quiet.restart();
         return quiet.elapsed() > 600;
     }, timeoutMs);
+}
+
+// The window at `size`, shown, its first runs done.
+bool showAt(MainWindow &w, QSize size)
+{
+    w.resize(size);
+    w.show();
+    return QTest::qWaitForWindowExposed(&w) && settle(w);
 }
 
 // A widget is visible to the user when it and its parents are shown and it is not scrolled out of its viewport
@@ -184,10 +195,7 @@ void TestUiLayout::fits()
     QFETCH(bool, dataset);
     QFETCH(QSize, window);
     MainWindow w;
-    w.resize(window);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(settle(w));
+    QVERIFY(showAt(w, window));
     if (dataset) {
         w.openModel(QStringLiteral("sample:rationale-bert"));   // the model with a bundled rationale set
         QVERIFY(settle(w));
@@ -244,10 +252,7 @@ void TestUiLayout::lessonDockFits()
     QFETCH(QSize, window);
     QFETCH(bool, content);
     MainWindow w;
-    w.resize(window);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(settle(w));
+    QVERIFY(showAt(w, window));
     auto *panel = w.findChild<LessonPanel *>();
     QVERIFY(panel);
     QVERIFY(!panel->lessons().isEmpty());
