@@ -37,7 +37,8 @@ int main(int argc, char *argv[])
                                   QStringLiteral("PATH"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
-    // Which Explore tab to show first (head, lines, statistics, rollout, outputs): for documentation screenshots.
+    // Which Explore tab to show first (head, lines, statistics, rollout, outputs, datasetheads): for documentation
+    // screenshots.
     QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show this Explore tab."), QStringLiteral("NAME"));
     tab.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(tab);
@@ -74,7 +75,7 @@ int main(int argc, char *argv[])
     }
     if (parser.isSet(tab)) {
         const QStringList tabs{QStringLiteral("head"), QStringLiteral("lines"), QStringLiteral("statistics"), QStringLiteral("rollout"),
-                               QStringLiteral("outputs")};
+                               QStringLiteral("outputs"), QStringLiteral("datasetheads")};
         const int index = tabs.indexOf(parser.value(tab));
         if (index >= 0) window.explore()->setCurrentTab(attnui::ExploreView::Tab(index));
     }

@@ -57,7 +57,10 @@ void LessonPanel::showLesson(const Lesson &lesson)
 {
     m_current = lesson;
     m_title->setText(lesson.title);
-    m_meta->setText(tr("Workspace: %1 · model: %2").arg(lesson.workspace, lesson.model));
+    // A random:… spec has no spaces: allow a line break after each comma, or it sets the dock's minimum width.
+    QString model = lesson.model;
+    model.replace(QLatin1Char(','), QStringLiteral(",\u200b"));
+    m_meta->setText(tr("Workspace: %1 · model: %2").arg(lesson.workspace, model));
     QString html;
     for (const QString &p : lesson.explanation) html += QStringLiteral("<p>%1</p>").arg(p.toHtmlEscaped());
     html += QStringLiteral("<h3>%1</h3><ol>").arg(tr("Try this"));

@@ -104,6 +104,17 @@ void BoxPlot::setTitle(const QString &title)
 
 QString BoxPlot::title() const { return d->title->text(); }
 
+QRect BoxPlot::plotArea() const
+{
+    const QRect r = d->plot->axisRect()->rect();
+    return QRect(d->plot->mapTo(this, r.topLeft()), r.size());
+}
+
+QStringList BoxPlot::clippedTexts() const
+{
+    return plottext::clippedTexts(d->plot);
+}
+
 void BoxPlot::setValueLabel(const QString &label)
 {
     d->plot->yAxis->setLabel(label);

@@ -7,6 +7,7 @@
 // bootstrap interval, so the figure shows the same numbers as the table). Hover names the numbers. Same export
 // API as XYPlot; the header keeps QCustomPlot out of sight.
 
+#include <QRect>
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -52,6 +53,8 @@ public:
     QString hoverText(int box) const;
     std::optional<int> boxAt(QPointF pos) const;     // this widget's coordinates
     QPointF boxCenter(int box) const;                // pixel position of a box's median (for tests)
+    QRect plotArea() const;                          // the axes' area in widget coordinates
+    QStringList clippedTexts() const;                // texts that do not fit (plottext::clippedTexts)
 
     bool saveFigure(const QString &path, QSize size, QString *error = nullptr);   // by suffix: png, svg, pdf
     QWidget *plotWidget() const;

@@ -64,6 +64,7 @@ struct HeatmapPlot::Private {
     QCustomPlot *plot = nullptr;
     QCPColorMap *map = nullptr;
     QCPColorScale *scale = nullptr;
+    QCPLayoutGrid *body = nullptr;         // the matrix and its scale in one row under the title
     QCPTextElement *title = nullptr;
     QString fullTitle;                     // as set; the element shows it wrapped to the plot's width
     MaskHatch *hatch = nullptr;

@@ -42,7 +42,14 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     d->scale = new QCPColorScale(p);
     d->scale->setType(QCPAxis::atRight);
     d->scale->setBarWidth(14);
-    p->plotLayout()->addElement(1, 1, d->scale);
+    // The matrix and its scale in a row of their own: beside the scale in the top grid, the title would get only
+    // the matrix's column and be clipped there.
+    QCPAxisRect *rect = p->axisRect();
+    p->plotLayout()->take(rect);
+    d->body = new QCPLayoutGrid;
+    p->plotLayout()->addElement(1, 0, d->body);
+    d->body->addElement(0, 0, rect);
+    d->body->addElement(0, 1, d->scale);
     d->map->setColorScale(d->scale);
     auto *margins = new QCPMarginGroup(p);
     p->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
@@ -113,6 +120,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     setValueLabel(tr("attention weight"));
     setColorMap(ColorMap::Viridis);
     applyPalette();
+    setTitle(QString());   // no title row until there is a title
     setMinimumSize(240, 200);
 }
 
@@ -287,6 +295,17 @@ void HeatmapPlot::updateTicks()
 void HeatmapPlot::setTitle(const QString &title)
 {
     d->fullTitle = title;
+    // No title: no empty row above the matrix (a panel titled by its own label, as in Pipeline, gains ~25 px).
+    QCPLayoutGrid *layout = d->plot->plotLayout();
+    const bool shown = layout->hasElement(0, 0) && layout->element(0, 0) == d->title;
+    if (title.isEmpty() && shown) {
+        layout->take(d->title);
+        layout->simplify();
+    } else if (!title.isEmpty() && !shown) {
+        layout->insertRow(0);
+        layout->addElement(0, 0, d->title);
+    }
+    d->title->setVisible(!title.isEmpty());
     plottext::fitTitle(d->title, title, d->plot->width());
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -331,11 +350,11 @@ void HeatmapPlot::setValueLabel(const QString &label)
 
 void HeatmapPlot::setColorScaleVisible(bool visible)
 {
-    QCPLayoutGrid *layout = d->plot->plotLayout();
-    const bool shown = layout->hasElement(1, 1) && layout->element(1, 1) == d->scale;
+    QCPLayoutGrid *layout = d->body;
+    const bool shown = layout->hasElement(0, 1) && layout->element(0, 1) == d->scale;
     if (visible == shown) return;
     if (visible) {
-        layout->addElement(1, 1, d->scale);
+        layout->addElement(0, 1, d->scale);
     } else {
         layout->take(d->scale);
         layout->simplify();

@@ -7,6 +7,10 @@
 
 #include <QFontMetrics>
 
+#include <algorithm>
+#include <functional>
+#include <vector>
+
 namespace attnui::plottext {
 
 QString wrap(const QString &text, const QFont &font, int width)
@@ -36,6 +40,28 @@ bool fitTitle(QCPTextElement *title, const QString &full, int width)
     return true;
 }
 
+bool fitLegend(QCPLegend *legend, int width)
+{
+    std::vector<int> widths;
+    // itemCount() counts the grid's cells, empty ones too (a wrapped legend leaves some).
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPLayoutElement *item = legend->item(i)) widths.push_back(item->minimumOuterSizeHint().width());
+    if (widths.empty()) return false;
+    // As many columns as the widest entries allow: every row then fits, whichever entries it holds.
+    std::sort(widths.begin(), widths.end(), std::greater<>());
+    int used = legend->margins().left() + legend->margins().right(), columns = 0;
+    for (int w : widths) {
+        const int next = used + w + (columns > 0 ? legend->columnSpacing() : 0);
+        if (columns > 0 && next > width) break;
+        used = next;
+        ++columns;
+    }
+    if (legend->wrap() == columns) return false;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+    return true;
+}
+
 QStringList clippedTexts(QCustomPlot *plot)
 {
     QStringList out;
@@ -46,8 +72,14 @@ QStringList clippedTexts(QCustomPlot *plot)
         return false;
     };
     for (QCPLayoutElement *e : plot->plotLayout()->elements(true)) {
-        if (auto *t = qobject_cast<QCPTextElement *>(e)) {
-            if (!t->text().isEmpty() && tooLong(t->text(), t->font(), plot->width())) out << t->text();
+        if (auto *l = qobject_cast<QCPLegend *>(e)) {
+            if (!l->visible() || l->outerRect().width() <= 0) continue;
+            if (l->minimumOuterSizeHint().width() > l->outerRect().width() + 1)
+                for (int i = 0; i < l->itemCount(); ++i)
+                    if (auto *item = qobject_cast<QCPPlottableLegendItem *>(l->item(i))) out << item->plottable()->name();
+        } else if (auto *t = qobject_cast<QCPTextElement *>(e)) {
+            // Its own cell of the layout, which may be narrower than the plot.
+            if (!t->text().isEmpty() && tooLong(t->text(), t->font(), t->outerRect().width())) out << t->text();
         } else if (auto *r = qobject_cast<QCPAxisRect *>(e)) {
             for (QCPAxis *axis : r->axes()) {
                 if (!axis->visible() || axis->label().isEmpty()) continue;

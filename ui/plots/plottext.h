@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+class QCPLegend;
 class QCPTextElement;
 class QCustomPlot;
 class QFont;
@@ -19,8 +20,11 @@ namespace attnui::plottext {
 QString wrap(const QString &text, const QFont &font, int width);
 // Sets `title` to `full` wrapped to `width`; true when the shown text changed (the layout needs a replot).
 bool fitTitle(QCPTextElement *title, const QString &full, int width);
+// Lays a horizontal legend out in as many rows as it needs so that no row is wider than `width` pixels; true
+// when it changed (the layout needs a replot).
+bool fitLegend(QCPLegend *legend, int width);
 // The texts of `plot` that do not fit where they are drawn: a title line wider than the plot, an axis label
-// longer than its axis.
+// longer than its axis, legend entries wider than the legend's room.
 QStringList clippedTexts(QCustomPlot *plot);
 // The look every x/y plot shares: window background, base-coloured axis rect, both axes (pens, tick labels in
 // `font`, italic axis labels, dotted grid) in the palette's text colour.

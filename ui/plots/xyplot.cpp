@@ -166,7 +166,9 @@ void XYPlot::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     // A title wider than the plot wraps instead of being cut off.
-    if (plottext::fitTitle(d->title, d->fullTitle, d->plot->width())) d->plot->replot(QCustomPlot::rpQueuedReplot);
+    // Legend entries that do not fit in one row go on more rows.
+    const bool title = plottext::fitTitle(d->title, d->fullTitle, d->plot->width());
+    if (plottext::fitLegend(d->plot->legend, d->plot->width()) || title) d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void XYPlot::setAxisLabels(const QString &x, const QString &y)
@@ -302,6 +304,7 @@ void XYPlot::rebuild()
     const bool legend = (m_series.size() > 1 || d->fitGraph)
                         && std::any_of(m_series.begin(), m_series.end(), [](const XYSeries &s) { return !s.name.isEmpty(); });
     p->legend->setVisible(legend);
+    plottext::fitLegend(p->legend, p->width());
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -317,8 +320,9 @@ QString XYPlot::hoverText(XYPoint pt) const
         return text + tr("%1: %2").arg(cat, number(s.y[i]));
     }
     if (pt.index < s.labels.size()) text += s.labels[pt.index] + QLatin1Char('\n');
-    const QString xl = d->plot->xAxis->label().isEmpty() ? QStringLiteral("x") : d->plot->xAxis->label();
-    const QString yl = d->plot->yAxis->label().isEmpty() ? QStringLiteral("y") : d->plot->yAxis->label();
+    // Axis labels may be set on two lines to fit their axis; the hover reads them as one.
+    const QString xl = d->plot->xAxis->label().isEmpty() ? QStringLiteral("x") : d->plot->xAxis->label().replace(QLatin1Char('\n'), QLatin1Char(' '));
+    const QString yl = d->plot->yAxis->label().isEmpty() ? QStringLiteral("y") : d->plot->yAxis->label().replace(QLatin1Char('\n'), QLatin1Char(' '));
     return text + tr("%1 = %2,  %3 = %4").arg(xl, number(i < s.x.size() ? s.x[i] : NAN), yl, number(s.y[i]));
 }
 

@@ -29,6 +29,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -487,7 +488,13 @@ void MainWindow::about()
 void MainWindow::readSettings()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1600, 1000);
+    // The first start opens at 1600×1000, or the screen's free area where that is smaller (a 1280×720 laptop).
+    // restoreGeometry() itself moves a saved window back onto a screen that has become smaller.
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
+        QSize size(1600, 1000);
+        if (const QScreen *s = screen()) size = size.boundedTo(s->availableGeometry().size());
+        resize(size);
+    }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     setColorMap(colorMapFromName(settings.value(QStringLiteral("view/colorMap")).toString()));
     setTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));

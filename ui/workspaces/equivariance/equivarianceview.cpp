@@ -143,7 +143,8 @@ void EquivarianceView::buildUi()
     headRow->addWidget(m_head);
     scopeForm->addRow(tr("Shown:"), headRow);
     m_headErrors = new HeatmapPlot;
-    m_headErrors->setMinimumHeight(150);
+    // A 120 px matrix (tst_ui_layout's minimum) under its title and axes; the controls column scrolls.
+    m_headErrors->setMinimumHeight(215);
     m_headErrors->setTitle(tr("max |ΔA| per head"));
     m_headErrors->setAxisTitles(tr("layer"), tr("head"));
     m_headErrors->setValueLabel(tr("max |ΔA|"));

@@ -109,6 +109,7 @@ void ExploreView::buildUi()
                                 "one on the window), or the raw random attention layer"));
     modelLabel->setBuddy(m_modelCombo);
     m_modelInfo = new QLabel;
+    m_modelInfo->setWordWrap(true);   // two lines rather than a window wider than 1280 px beside the lesson dock
     m_modelInfo->setForegroundRole(QPalette::PlaceholderText);
     m_modelInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_examplesLabel = new QLabel(tr("E&xample"));
@@ -179,6 +180,7 @@ void ExploreView::buildUi()
     right->addWidget(noticeBar());
     right->addWidget(explanationLabel());   // "what am I looking at", for the tab shown
     m_tabs = new QTabWidget;
+    m_tabs->setUsesScrollButtons(true);   // narrow (the lesson dock open at 1280×720): scroll the tabs, never widen
     auto *headPage = new QWidget;
     auto *headLayout = new QVBoxLayout(headPage);
     headLayout->setContentsMargins(0, 4, 0, 0);

@@ -85,7 +85,7 @@ HeatmapData headGrid(const attn::FaithfulnessResult &r, int layers, int heads, d
 
 FaithfulnessFigure::FaithfulnessFigure(QWidget *parent) : QWidget(parent)
 {
-    // A 12-column grid: three plots, the table across, then the curves beside the three head grids.
+    // A 12-column grid: three plots, the table across, the curves across, then the three head grids.
     auto *grid = new QGridLayout(this);
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setSpacing(6);
@@ -94,7 +94,8 @@ FaithfulnessFigure::FaithfulnessFigure(QWidget *parent) : QWidget(parent)
     grid->addWidget(m_summary, 0, 0, 1, 8);
     grid->addWidget(m_rationale, 0, 8, 1, 4);
 
-    const auto xy = [this] { auto *p = new XYPlot(this); p->setMinimumSize(240, 200); return p; };
+    // Tall enough that the y-axis labels fit along their axes.
+    const auto xy = [this] { auto *p = new XYPlot(this); p->setMinimumSize(240, 320); return p; };
     m_attnBars = xy();
     m_pertBars = xy();
     m_scatter = xy();
@@ -113,24 +114,24 @@ FaithfulnessFigure::FaithfulnessFigure(QWidget *parent) : QWidget(parent)
     m_table->setFont(small);
     grid->addWidget(m_table, 2, 0, 1, 12);
 
-    // The curves get more room than the three head grids beside them.
-    const auto heat = [this] { auto *p = new HeatmapPlot(this); p->setMinimumSize(200, 170); p->setAxisTitles(tr("layer"), tr("head")); return p; };
+    // The curves across the whole width, the three head grids below them: four side by side left each grid
+    // ~60 px of matrix at 1280×720, and their colour-scale labels did not fit. Below its minimum the figure scrolls.
+    const auto heat = [this] { auto *p = new HeatmapPlot(this); p->setMinimumSize(260, 230); p->setAxisTitles(tr("layer"), tr("head")); return p; };
     m_curves = xy();
     m_permGrid = heat();
     m_uniformGrid = heat();
     m_ablationGrid = heat();
     m_ablationGrid->setColorMap(ColorMap::Diverging);
-    auto *bottom = new QHBoxLayout;
-    bottom->addWidget(m_curves, 5);
-    bottom->addWidget(m_permGrid, 3);
-    bottom->addWidget(m_uniformGrid, 3);
-    bottom->addWidget(m_ablationGrid, 3);
-    grid->addLayout(bottom, 3, 0, 1, 12);
+    grid->addWidget(m_curves, 3, 0, 1, 12);
+    grid->addWidget(m_permGrid, 4, 0, 1, 4);
+    grid->addWidget(m_uniformGrid, 4, 4, 1, 4);
+    grid->addWidget(m_ablationGrid, 4, 8, 1, 4);
     m_sanity = noteLabel();
-    grid->addWidget(m_sanity, 4, 0, 1, 12);
+    grid->addWidget(m_sanity, 5, 0, 1, 12);
     grid->setRowStretch(1, 3);
     grid->setRowStretch(2, 3);
     grid->setRowStretch(3, 3);
+    grid->setRowStretch(4, 3);
     for (int c = 0; c < 12; ++c) grid->setColumnStretch(c, 1);
 }
 
@@ -265,10 +266,13 @@ void FaithfulnessFigure::showBars(const FaithfulnessSnapshot &s, const std::stri
 
     m_attnBars->setBars(categories, {XYSeries{aName, {}, values(a, false), {}}});
     m_attnBars->setTitle(a ? tr("Attention: %1").arg(aName) : tr("Attention: %1 (not computed)").arg(aName));
-    m_attnBars->setAxisLabels(tr("token (★ = ground-truth evidence)"), attentionUnit(attention));
+    // Long axis labels on two lines: in one they are longer than the axes at 1280×720 (or beside the lesson dock).
+    const QString tokenAxis = tr("token\n(★ = ground-truth evidence)");
+    m_attnBars->setAxisLabels(tokenAxis,
+                              attentionUnit(attention).replace(QStringLiteral(" ("), QStringLiteral("\n(")));
     m_pertBars->setBars(categories, {XYSeries{pName, {}, values(p, false), {}}});
     m_pertBars->setTitle(p ? tr("Perturbation: %1").arg(pName) : tr("Perturbation: %1 (not computed)").arg(pName));
-    m_pertBars->setAxisLabels(tr("token (★ = ground-truth evidence)"), tr("Δ m(x) when removed [%1]").arg(unit));
+    m_pertBars->setAxisLabels(tokenAxis, tr("Δ m(x) when removed\n[%1]").arg(unit));
 
     XYSeries points{tr("tokens"), values(a, false), values(p, true), categories};
     m_scatter->setScatter(points, true);
@@ -279,8 +283,9 @@ void FaithfulnessFigure::showBars(const FaithfulnessSnapshot &s, const std::stri
                         .arg(formatMetric(g.kendallTauB, 2), formatMetric(g.spearman, 2)).arg(g.k)
                         .arg(formatMetric(g.topKOverlap, 2));
     m_scatter->setTitle(stats);
-    m_scatter->setAxisLabels(aName + QStringLiteral(" [") + attentionUnit(attention) + QStringLiteral("]"),
-                             tr("|%1| [%2]").arg(pName, unit));
+    // The unit on a line of its own: method and unit in one line are wider than the plot at 1280×720.
+    m_scatter->setAxisLabels(aName + QStringLiteral("\n[") + attentionUnit(attention).replace(QStringLiteral(" ("), QStringLiteral("\n(")) + QStringLiteral("]"),
+                             tr("|%1|\n[%2]").arg(pName, unit));
 }
 
 void FaithfulnessFigure::showCurves(const FaithfulnessSnapshot &s, const std::string &attention)
@@ -348,8 +353,9 @@ void FaithfulnessFigure::showHeads(const FaithfulnessSnapshot &s, const QString 
         }
         return;
     }
-    show(m_permGrid, &attn::HeadTest::permutationMedianTvd, tr("Permuted head: TVD"),
-         tr("median TVD of %1 perms [0…1]").arg(s.settings.permutations), false);
+    // The number of permutations in the title, which wraps: on the colour scale it was longer than the scale.
+    show(m_permGrid, &attn::HeadTest::permutationMedianTvd,
+         tr("Permuted head: median TVD of %1 perms").arg(s.settings.permutations), tr("TVD [0…1]"), false);
     show(m_uniformGrid, &attn::HeadTest::uniformTvd, tr("Uniform head: TVD"), tr("TVD [0…1]"), false);
     const bool zero = ablation != QLatin1String("mean");
     show(m_ablationGrid, zero ? &attn::HeadTest::zeroAblationDelta : &attn::HeadTest::meanAblationDelta,

@@ -2,6 +2,7 @@
 #include "workspaces/masks/masksview.h"
 
 #include "kit/numbering.h"
+#include "workspaces/masks/masksbody.h"
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
@@ -28,6 +29,11 @@ namespace attnui {
 namespace {
 
 constexpr int kDebounceMs = 120;
+// The custom-mask editor's cells: big enough to hit with a mouse or touchpad (tst_ui_layout asks 14 px). Its
+// matrix grows with the text up to kEditorMaxSide; a longer text is edited zoomed in (wheel), as in every heatmap.
+constexpr int kEditorCellPx = 16;
+constexpr int kEditorMinSide = 240;
+constexpr int kEditorMaxSide = 520;
 
 QString choiceLabel(MaskChoice c)
 {
@@ -39,6 +45,13 @@ QString choiceLabel(MaskChoice c)
     case MaskChoice::Custom: return QObject::tr("Custom");
     }
     return {};
+}
+
+// A small multiple: a 120 px matrix (what tst_ui_layout asks of every heatmap) plus its title, tick labels and
+// axis titles, and the colour scale on the last panel of a row.
+QSize panelMinimum(bool withScale)
+{
+    return QSize(withScale ? 264 : 180, 212);
 }
 
 // Very small differences print in scientific notation, exact zeros as "0 (exactly)".
@@ -132,12 +145,9 @@ void MasksView::buildUi()
     padRow->addWidget(padScroll, 1);
     outer->addLayout(padRow);
 
-    // The custom mask large enough to edit with the mouse on the left; on the right the figure: the panels side by
-    // side, then the output changes and the proofs. The editor is a control, not part of the exported figure (the
-    // figure has its own small custom panel). Below their minimum size both scroll.
-    auto *body = new QWidget;
-    auto *figRow = new QHBoxLayout(body);
-    figRow->setContentsMargins(0, 0, 0, 0);
+    // The figure (small multiples, output changes), the custom mask large enough to edit with the mouse and the
+    // proofs: arranged by MasksBody for the width at hand. The editor and the proofs are controls and checks, not
+    // part of the exported figure (the figure has its own small custom panel).
     m_figure = new QWidget;
     m_editorBox = new QWidget;
     auto *editorLayout = new QVBoxLayout(m_editorBox);
@@ -147,23 +157,20 @@ void MasksView::buildUi()
     editorNote->setWordWrap(true);
     editorLayout->addWidget(editorNote);
     m_editor = new HeatmapPlot;
-    m_editor->setMinimumSize(300, 300);
     m_editor->setTitle(tr("custom"));
+    m_editor->setColorScaleVisible(false);   // the same [0, 1] scale as the panels above, shown there
     m_editor->plotWidget()->installEventFilter(this);
     editorLayout->addWidget(m_editor, 1);
-    figRow->addWidget(m_editorBox, 2);
     auto *fig = new QVBoxLayout(m_figure);
     fig->setContentsMargins(0, 0, 0, 0);
-    figRow->addWidget(m_figure, 5);
     m_grid = new QGridLayout;
     m_grid->setSpacing(4);
     fig->addLayout(m_grid, 5);
 
-    auto *bottom = new QHBoxLayout;
     m_deltaPlot = new XYPlot;
     m_deltaPlot->setTitle(tr("Change in the head's output per token vs the model's own mask"));
     m_deltaPlot->setAxisLabels(tr("token (query)"), tr("‖Δ output‖₂"));
-    bottom->addWidget(m_deltaPlot, 3);
+    fig->addWidget(m_deltaPlot, 2);
 
     auto *proofs = new QGroupBox(tr("Does the mask hide what it should? (whole model, final hidden states)"));
     auto *pl = new QVBoxLayout(proofs);
@@ -188,7 +195,7 @@ void MasksView::buildUi()
     pl->addWidget(m_leakText);
     m_leakPlot = new XYPlot;
     m_leakPlot->setAxisLabels(tr("position i"), tr("max |Δh_i|"));
-    m_leakPlot->setMinimumHeight(140);
+    m_leakPlot->setMinimumHeight(220);   // legend, ticks and labels around 80+ px of bars (tst_ui_layout)
     pl->addWidget(m_leakPlot, 1);
     auto *padProofRow = new QHBoxLayout;
     padProofRow->addWidget(new QLabel(tr("Append")));
@@ -204,10 +211,20 @@ void MasksView::buildUi()
     m_padText->setWordWrap(true);
     m_padText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     pl->addWidget(m_padText);
-    bottom->addWidget(proofs, 2);
-    fig->addLayout(bottom, 3);
-    m_deltaPlot->setMinimumHeight(160);
-    outer->addWidget(scrollable(body), 1);
+    m_deltaPlot->setMinimumHeight(200);
+    m_body = new MasksBody(m_figure, m_editorBox, proofs);
+    QScrollArea *scroll = scrollable(m_body);
+    outer->addWidget(scroll, 1);
+    m_body->followWidth(scroll->viewport());
+}
+
+void MasksView::sizeEditor(int tokens)
+{
+    const int side = std::clamp(kEditorCellPx * tokens, kEditorMinSide, kEditorMaxSide);
+    // Title and axes around the matrix, as laid out last time (before the first layout: their usual size).
+    const QRect area = m_editor->plotArea();
+    const QSize frame = area.width() > 0 && area.height() > 0 ? m_editor->size() - area.size() : QSize(64, 80);
+    m_editor->setMinimumSize(side + frame.width(), side + frame.height());
 }
 
 QString MasksView::explanation() const
@@ -296,7 +313,7 @@ void MasksView::rebuildPanels(int count)
         // One range for every weights panel, one for every difference map: the last panel of each row shows the scale.
         auto *w = new HeatmapPlot;
         w->setColorMap(m_colorMap);
-        w->setMinimumSize(130, 130);
+        w->setMinimumSize(panelMinimum(i == count - 1));
         w->setColorScaleVisible(i == count - 1);
         w->plotWidget()->installEventFilter(this);
         m_grid->addWidget(w, 0, i);
@@ -310,7 +327,7 @@ void MasksView::rebuildPanels(int count)
             continue;
         }
         auto *d = new HeatmapPlot;
-        d->setMinimumSize(130, 130);
+        d->setMinimumSize(panelMinimum(i == count - 1));
         d->setColorScaleVisible(i == count - 1);
         d->setValueLabel(tr("Δ weight"));
         m_grid->addWidget(d, 1, i);
@@ -321,7 +338,9 @@ void MasksView::rebuildPanels(int count)
     m_baselineNote->setWordWrap(true);
     m_baselineNote->setAlignment(Qt::AlignCenter);
     m_grid->addWidget(m_baselineNote, 1, 0);
-    for (int i = 0; i < count; ++i) m_grid->setColumnStretch(i, 1);
+    // The last column also holds the colour scales (~75 px): wider, so that its matrices are as large as the
+    // others' (hatching needs 6 px cells).
+    for (int i = 0; i < count; ++i) m_grid->setColumnStretch(i, i == count - 1 ? 14 : 10);
     m_grid->setRowStretch(0, 1);
     m_grid->setRowStretch(1, 1);
 }
@@ -350,7 +369,11 @@ void MasksView::showSnapshot()
         HeatmapPlot *w = m_weightPlots[int(i)];
         w->setTitle(name);
         w->setToolTip(name == QLatin1String("custom") ? tr("Your own mask: click or drag over cells to allow or block them") : QString());
-        if (name == QLatin1String("custom")) m_editor->setData(data);
+        if (name == QLatin1String("custom")) {
+            sizeEditor(L);
+            m_body->rearrange();
+            m_editor->setData(data);
+        }
         w->setData(std::move(data));
         if (i == 0) {
             m_panelNotes[0]->setText(tr("baseline"));
@@ -376,6 +399,7 @@ void MasksView::showSnapshot()
         deltas << XYSeries{name, {}, h.outputDelta, {}};
     }
     m_editorBox->setVisible(customPanel() >= 0);
+    m_body->rearrange();
     m_deltaPlot->setBars(s.tokens, deltas);
     m_deltaPlot->setTitle(tr("Change in %1's output per token vs the model's own mask").arg(headName(s.request.layer, s.request.head)));
 

@@ -45,6 +45,7 @@ class QToolButton;
 namespace attnui {
 
 class HeatmapPlot;
+class MasksBody;
 class XYPlot;
 
 class MasksView : public Workspace {
@@ -97,6 +98,7 @@ private:
     void buildUi();
     void showSnapshot();
     void rebuildPanels(int count);
+    void sizeEditor(int tokens);   // cells of kEditorCellPx for this many tokens
     void syncControls();
 
     MasksRequest m_request;
@@ -123,6 +125,7 @@ private:
     PaddingStrip *m_padStrip = nullptr;
     QPushButton *m_resetCustom = nullptr;
     QWidget *m_figure = nullptr;
+    MasksBody *m_body = nullptr;
     QGridLayout *m_grid = nullptr;
     QList<HeatmapPlot *> m_weightPlots;
     QList<HeatmapPlot *> m_diffPlots;

@@ -158,6 +158,9 @@ void PipelineView::buildUi()
     for (int i = 0; i < 3; ++i) {
         auto *panel = new MatrixPanel;
         panel->table()->setFocusPolicy(Qt::NoFocus);
+        // Two inputs stacked beside the result: each keeps a 120 px matrix (tst_ui_layout) under its axes; the
+        // matrices scroll below that.
+        panel->plot()->setMinimumHeight(190);
         m_panels << panel;
     }
     auto *op = new QLabel;
