@@ -6,6 +6,7 @@
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
+#include "kit/paddingstrip.h"
 #include "kit/subject.h"
 #include "workspaces/masks/masksview.h"
 
@@ -168,9 +169,11 @@ void TestUiMasks::editorTogglesCustomCells()
     const int ci = view.customPanel();
     QVERIFY(ci > 0);
     const int L = view.snapshot()->length();
-    // Starts as causal.
+    // Starts as causal: the mask that ran; the request holds none of its own until the first edit.
+    QCOMPARE(view.snapshot()->customAllowed.size(), std::size_t(L) * std::size_t(L));
+    QVERIFY(view.request().customAllowed.empty());
     for (int i = 0; i < L; ++i)
-        for (int j = 0; j < L; ++j) QCOMPARE(int(view.request().customAllowed[std::size_t(i * L + j)]), j <= i ? 1 : 0);
+        for (int j = 0; j < L; ++j) QCOMPARE(int(view.snapshot()->customAllowed[std::size_t(i * L + j)]), j <= i ? 1 : 0);
 
     view.toggleCustomCell(2, 5);   // allow a future key
     wait(view);
@@ -229,8 +232,16 @@ void TestUiMasks::editorTogglesCustomCells()
 
     view.resetCustomMask();
     wait(view);
-    QCOMPARE(int(view.request().customAllowed[std::size_t(2 * L + 5)]), 0);
-    QCOMPARE(int(view.request().customAllowed[std::size_t(3 * L + 3)]), 1);
+    QCOMPARE(int(view.snapshot()->customAllowed[std::size_t(2 * L + 5)]), 0);
+    QCOMPARE(int(view.snapshot()->customAllowed[std::size_t(3 * L + 3)]), 1);
+    QCOMPARE(int(view.weightsPanel(ci)->data().masked[std::size_t(2 * L + 5)]), 1);
+    // An edit after the reset starts from the causal mask that ran.
+    view.toggleCustomCell(4, 4);
+    QCOMPARE(view.request().customAllowed.size(), std::size_t(L) * std::size_t(L));
+    for (int i = 0; i < L; ++i)
+        for (int j = 0; j < L; ++j)
+            QCOMPARE(int(view.request().customAllowed[std::size_t(i * L + j)]), (i == 4 && j == 4) ? 0 : (j <= i ? 1 : 0));
+    wait(view);
 }
 
 void TestUiMasks::paddingStripMarksKeys()
@@ -241,11 +252,18 @@ void TestUiMasks::paddingStripMarksKeys()
     QCOMPARE(view.paddingStrip()->count(), L);
     // By default a decoder is padded on the left: keys 0 and 1, so the panel differs from the model's own.
     QCOMPARE(view.snapshot()->request.padding, (std::vector<int>{0, 1}));
-    QVERIFY(view.paddingStrip()->button(0)->isChecked());
-    QVERIFY(view.paddingStrip()->button(1)->isChecked());
-    QVERIFY(!view.paddingStrip()->button(2)->isChecked());
-    view.paddingStrip()->button(2)->click();
-    view.paddingStrip()->button(0)->click();
+    QVERIFY(view.paddingStrip()->isPadding(0));
+    QVERIFY(view.paddingStrip()->isPadding(1));
+    QVERIFY(!view.paddingStrip()->isPadding(2));
+    // A click on a chip toggles it; so does Space on the chip chosen with the arrow keys.
+    PaddingStrip *strip = view.paddingStrip();
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->chipRect(2).center());
+    QCOMPARE(strip->current(), 2);
+    QTest::keyClick(strip, Qt::Key_Left);
+    QTest::keyClick(strip, Qt::Key_Left);
+    QTest::keyClick(strip, Qt::Key_Left);   // stays at the first chip
+    QCOMPARE(strip->current(), 0);
+    QTest::keyClick(strip, Qt::Key_Space);
     wait(view);
     QCOMPARE(view.request().padding, (std::vector<int>{1, 2}));
     const int p = panelNamed(view, QStringLiteral("key padding"));
@@ -257,8 +275,8 @@ void TestUiMasks::paddingStripMarksKeys()
     }
     QCOMPARE(int(d.masked[0]), 0);   // key 0 is a real token again
     QCOMPARE(d.values[0], 1.0f);     // and query 0 (causal) sees only it
-    QVERIFY(view.paddingStrip()->button(2)->isChecked());
-    QVERIFY(!view.paddingStrip()->button(0)->isChecked());
+    QVERIFY(view.paddingStrip()->isPadding(2));
+    QVERIFY(!view.paddingStrip()->isPadding(0));
 }
 
 void TestUiMasks::sessionRoundTrip()

@@ -7,6 +7,7 @@
 #include "plots/heatmapplot.h"
 #include "kit/matrixpanel.h"
 #include "workspaces/pipeline/pipelinecontrols.h"
+#include "shell/theme.h"
 #include "workspaces/pipeline/pipelineview.h"
 #include "uitestsupport.h"
 
@@ -80,6 +81,7 @@ private slots:
     void maskAndPositionOptions();
     void stepping();
     void clickerKeysStepWhereverTheFocusIs();
+    void stageLabelsFollowTheTheme();
     void tablesAndHeatmaps();
     void sessionRoundTrip();
     void sessionErrors_data();
@@ -275,6 +277,63 @@ void TestPipeline::stepping()
     QCOMPARE(f.view->stage(), PipelineStage::Mask);
     QCOMPARE(f.view->panels().at(1)->matrix().title, QStringLiteral("+ M  (0 = allowed, −∞ = masked)"));
     QVERIFY(changed.count() >= kPipelineStageCount);
+}
+
+// The luma (Rec. 601) of the pixel of `image` farthest from `background`'s: the label's text.
+static double textLuma(const QImage &image, const QColor &background)
+{
+    const double bg = 0.299 * background.redF() + 0.587 * background.greenF() + 0.114 * background.blueF();
+    double best = bg;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            const double l = 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF();
+            if (std::abs(l - bg) > std::abs(best - bg)) best = l;
+        }
+    return best;
+}
+
+void TestPipeline::stageLabelsFollowTheTheme()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa"));
+    f.view->resize(1200, 800);
+    f.view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    QVERIFY(f.view->runner()->waitForIdle());
+    f.view->setStage(PipelineStage::Dot);
+    // Each theme in turn, switched while the view is on screen: the unchecked labels' text stands out from the
+    // window (contrast ≥ 0.4 in luma), and the current one's text from the highlight.
+    for (const Theme theme : {Theme::Dark, Theme::Light, Theme::Dark}) {
+        applyTheme(theme);
+        QCoreApplication::processEvents();
+        const QPalette pal = QApplication::palette();
+        QAbstractButton *other = f.view->stageButton(PipelineStage::Input);
+        QAbstractButton *current = f.view->stageButton(PipelineStage::Dot);
+        QVERIFY(current->isChecked() && !other->isChecked());
+        const QColor window = pal.color(QPalette::Window), highlight = pal.color(QPalette::Highlight);
+        const double windowLuma = 0.299 * window.redF() + 0.587 * window.greenF() + 0.114 * window.blueF();
+        const double highlightLuma = 0.299 * highlight.redF() + 0.587 * highlight.greenF() + 0.114 * highlight.blueF();
+        // Cut from a grab of the whole view, as it is on screen (a grab of the button alone polishes it anew and
+        // hides the stale colours).
+        const QImage view = f.view->grab().toImage();
+        const auto cut = [&](QWidget *w) {
+            const qreal dpr = view.devicePixelRatio();
+            const QRect r(w->mapTo(f.view, QPoint(0, 0)), w->size());
+            return view.copy(QRect((QPointF(r.topLeft()) * dpr).toPoint(), (QSizeF(r.size()) * dpr).toSize()));
+        };
+        const QImage otherImage = cut(other), currentImage = cut(current);
+        const double otherText = textLuma(otherImage, window);
+        QVERIFY2(std::abs(otherText - windowLuma) >= 0.4,
+                 qPrintable(QStringLiteral("theme %1: label text luma %2 on window %3").arg(themeName(theme)).arg(otherText).arg(windowLuma)));
+        // The checked label's background is the highlight; its text is the highlighted text colour.
+        const QColor centre = currentImage.pixelColor(2, currentImage.height() / 2);
+        QVERIFY2(std::abs(centre.red() - highlight.red()) + std::abs(centre.green() - highlight.green()) +
+                         std::abs(centre.blue() - highlight.blue()) < 40,
+                 qPrintable(QStringLiteral("theme %1: current label's background %2, highlight %3")
+                                .arg(themeName(theme), centre.name(), highlight.name())));
+        QVERIFY(std::abs(textLuma(currentImage, highlight) - highlightLuma) >= 0.4);
+    }
+    applyTheme(Theme::Light);
 }
 
 // What presentation clickers send (←/→, PageUp/PageDown) steps the stages wherever the focus is, and never

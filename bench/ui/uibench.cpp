@@ -5,14 +5,19 @@
 //            overview grid and every visible QCustomPlot) has been replotted and painted. Reported from the
 //            edit (including the 150 ms debounce) and from the moment the job was submitted (without it),
 //            median and p90 over --edits edits.
-//   stall    A synthetic model at --n tokens: a 1 ms precise timer on the UI thread records the longest gap
-//            between its ticks from the edit until the result is on screen (replot of an n × n head included).
+//   stall    A synthetic model at each of --n tokens, in every workspace (--cases): a 1 ms precise timer on the UI
+//            thread records the longest gap between its ticks from the edit (Explore) or the tab switch (the
+//            others) until the result is on screen, or the workspace has refused the input with a message, or
+//            (a run it waits to be asked for) --run-window seconds of the run. "ok" is false when that gap passes
+//            50 ms, and the exit status is 1 when any case is not ok.
 //
-// Run: QT_QPA_PLATFORM=offscreen build/<dir>/bench/ui/attnscope-uibench [--edits 20] [--n 4096] [--only latency|stall]
+// Run: QT_QPA_PLATFORM=offscreen build/<dir>/bench/ui/attnscope-uibench [--edits 20] [--n 4096,16384] [--only latency|stall]
+//      [--cases explore/head,masks,...] [--run-window 10]
 //      [--profile]   (also prints every UI event that took over 5 ms during the stall run)
 
 #include "shell/mainwindow.h"
 #include "runner/enginerunner.h"
+#include "kit/workspace.h"
 #include "workspaces/explore/exploreview.h"
 
 #include <QApplication>
@@ -237,24 +242,90 @@ void benchLatency(MainWindow &window, const QString &spec, int edits)
                {"goal_ms", 100}});
 }
 
-void benchStall(MainWindow &window, const QString &spec, int n, int tab, ProfilingApplication *profiler)
+// How a workspace answered an input: its result on screen, a refusal in its banner (a limit it names), an
+// input it waits on (no run started by itself: Faithfulness above its auto-run size), or a run still going.
+enum class Outcome { Shown, Refused, Waiting, Running };
+
+const char *outcomeName(Outcome o)
 {
-    if (!openAndWait(window, spec)) {
-        printJson({{"figure", "ui_stall"}, {"model", spec}, {"error", "model did not open"}});
-        return;
+    switch (o) {
+    case Outcome::Shown: return "shown";
+    case Outcome::Refused: return "refused";
+    case Outcome::Waiting: return "waiting";
+    case Outcome::Running: return "running";
     }
-    ExploreView *explore = window.explore();
-    explore->setCurrentTab(ExploreView::Tab(tab));
-    EngineRunner *runner = window.runner();
-    auto *edit = explore->findChild<QPlainTextEdit *>();
-    // The synthetic model's tokenizer maps each byte to a token: n − 1 bytes now, the edit adds the n-th.
+    return "?";
+}
+
+// Runs the event loop until `ws` shows a result, or has had no pending or running job and no result being
+// prepared for 600 ms (refused or waiting), or `timeoutMs` passes (running).
+Outcome waitForOutcome(attnui::Workspace *ws, int timeoutMs)
+{
+    QEventLoop loop;
+    bool shown = false;
+    int idleMs = 0;
+    QObject::connect(ws, &attnui::Workspace::resultShown, &loop, [&] { shown = true; loop.quit(); });
+    QTimer poll;
+    poll.setInterval(20);
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        idleMs = (!ws->hasPendingRun() && !ws->runner()->isBusy() && !ws->isPreparingResult()) ? idleMs + 20 : 0;
+        if (idleMs >= 600) loop.quit();
+    });
+    poll.start();
+    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+    loop.exec();
+    if (shown) return Outcome::Shown;
+    if (idleMs >= 600) return ws->errorText().isEmpty() ? Outcome::Waiting : Outcome::Refused;
+    return Outcome::Running;
+}
+
+// One stall case: a workspace (and, for Explore, a tab) at n tokens. Explore: the n-th character is typed into its
+// text box while the tab is shown. The other workspaces take their text from Explore and wait while hidden: the
+// text is edited in Explore, then the workspace's tab is opened, and the stall is measured from that switch (its
+// layout pass included) until its result is on screen. A workspace that does not run by itself at this size is
+// started as Run would start it, watched for `runWindowMs`, and cancelled.
+struct StallCase {
+    QString workspace;
+    int tab = -1;   // ExploreView::Tab, for Explore
+};
+
+QString ticks(int n)
+{
+    // The synthetic model's tokenizer maps each byte to a token.
     QString text;
     const QString word = QStringLiteral("attention ");
-    while (text.size() < n - 1) text += word;
-    text.truncate(n - 1);
-    explore->setText(text);
-    waitForSignal(explore, &ExploreView::resultShown, 300000);
-    spin(500);
+    while (text.size() < n) text += word;
+    text.truncate(n);
+    return text;
+}
+
+bool benchStall(MainWindow &window, const StallCase &c, int n, int runWindowMs, ProfilingApplication *profiler)
+{
+    static const char *tabNames[] = {"head", "lines", "statistics", "rollout", "outputs", "dataset"};
+    ExploreView *explore = window.explore();
+    attnui::Workspace *ws = window.findWorkspace(c.workspace);
+    const QString caseName = c.tab >= 0 ? QStringLiteral("%1/%2").arg(c.workspace, QLatin1String(tabNames[c.tab]))
+                                        : c.workspace;
+    if (!ws) {
+        printJson({{"figure", "ui_stall"}, {"case", caseName}, {"error", "no such workspace"}, {"ok", false}});
+        return false;
+    }
+    const bool isExplore = ws == explore;
+    // The state before the edit: n − 1 tokens, shown (or refused) in the workspace.
+    window.showWorkspace(c.workspace);
+    if (c.tab >= 0) explore->setCurrentTab(ExploreView::Tab(c.tab));
+    explore->setText(ticks(n - 1));
+    waitForOutcome(ws, 300000);
+    if (ws->runner()->isBusy()) {
+        ws->runner()->cancel();
+        ws->runner()->waitForIdle(60000);
+    }
+    if (!isExplore) {
+        window.showWorkspace(QStringLiteral("explore"));
+        explore->setText(ticks(n));
+        waitForOutcome(explore, 300000);
+    }
+    spin(300);
 
     struct Gap {
         double at, ms;
@@ -269,9 +340,9 @@ void benchStall(MainWindow &window, const QString &spec, int n, int tab, Profili
         gaps.push_back({last, t - last});
         last = t;
     });
-    double started = -1, shown = -1;
-    QObject::connect(runner, &EngineRunner::started, &tick, [&] { started = nowMs(); });
-    QObject::connect(explore, &ExploreView::resultShown, &tick, [&] { shown = nowMs(); });
+    double started = -1, shownAt = -1;
+    auto a = QObject::connect(ws->runner(), &EngineRunner::started, &tick, [&] { started = nowMs(); });
+    auto b = QObject::connect(ws, &attnui::Workspace::resultShown, &tick, [&] { shownAt = nowMs(); });
     tick.start();
     spin(20);
     if (profiler) {
@@ -281,35 +352,55 @@ void benchStall(MainWindow &window, const QString &spec, int n, int tab, Profili
     const double t0 = nowMs();
     last = t0;
     gaps.clear();
-    appendText(edit, QStringLiteral("x"));
-    const bool ok = waitForSignal(explore, &ExploreView::resultShown, 300000);
-    spin(500);   // the queued replot and paint of the big head
+    if (isExplore) {
+        appendText(explore->findChild<QPlainTextEdit *>(), QStringLiteral("x"));
+    } else {
+        window.showWorkspace(c.workspace);
+    }
+    Outcome outcome = waitForOutcome(ws, isExplore ? 300000 : 120000);
+    bool startedByBench = false;
+    if (outcome == Outcome::Waiting && !ws->runner()->isBusy()) {
+        // It waits for Run: press it, watch the run with its progress for a while, then cancel it.
+        startedByBench = true;
+        ws->rerun();
+        outcome = waitForOutcome(ws, runWindowMs);
+    }
+    spin(500);   // the queued replot and paint of what was shown
     tick.stop();
+    QObject::disconnect(a);
+    QObject::disconnect(b);
+    if (ws->runner()->isBusy()) {
+        ws->runner()->cancel();
+        ws->runner()->waitForIdle(60000);
+    }
     if (profiler) {
         profiler->profiling = false;
         for (const SlowEvent &e : profiler->slow)
-            printJson({{"figure", "ui_stall_event"}, {"at_ms", round2(e.at - t0)}, {"ms", round2(e.ms)},
-                       {"event_type", e.type}, {"depth", e.depth}, {"receiver", QString::fromUtf8(e.receiver)}});
+            printJson({{"figure", "ui_stall_event"}, {"case", caseName}, {"at_ms", round2(e.at - t0)},
+                       {"ms", round2(e.ms)}, {"event_type", e.type}, {"depth", e.depth},
+                       {"receiver", QString::fromUtf8(e.receiver)}});
     }
-    const int tokens = explore->snapshot() ? explore->snapshot()->length() : 0;
-    const double jobMs = explore->snapshot() ? explore->snapshot()->elapsedMs : 0.0;
-    std::sort(gaps.begin(), gaps.end(), [](const Gap &a, const Gap &b) { return a.ms > b.ms; });
+    std::sort(gaps.begin(), gaps.end(), [](const Gap &x, const Gap &y) { return x.ms > y.ms; });
     QJsonArray worst;
     for (std::size_t i = 0; i < std::min<std::size_t>(5, gaps.size()); ++i)
         worst.append(QJsonObject{{"at_ms", round2(gaps[i].at - t0)}, {"gap_ms", round2(gaps[i].ms)}});
-    const char *tabNames[] = {"head", "lines", "statistics", "rollout", "outputs"};
-    printJson({{"figure", "ui_stall"},
-               {"model", spec},
-               {"tokens", tokens},
-               {"tab", tabNames[std::clamp(tab, 0, 4)]},
-               {"ok", ok},
-               {"max_gap_ms", gaps.empty() ? 0.0 : round2(gaps.front().ms)},
-               {"worst_gaps", worst},
-               {"submitted_at_ms", round2(started - t0)},
-               {"job_done_at_ms", round2(started + jobMs - t0)},
-               {"shown_at_ms", round2(shown - t0)},
-               {"job_ms", round2(jobMs)},
-               {"goal_ms", 50}});
+    const double maxGap = gaps.empty() ? 0.0 : gaps.front().ms;
+    constexpr double kGoalMs = 50.0;
+    const bool ok = maxGap <= kGoalMs;
+    QJsonObject line{{"figure", "ui_stall"},
+                     {"case", caseName},
+                     {"tokens", n},
+                     {"outcome", QLatin1String(outcomeName(outcome))},
+                     {"ok", ok},
+                     {"max_gap_ms", round2(maxGap)},
+                     {"worst_gaps", worst},
+                     {"goal_ms", kGoalMs}};
+    if (startedByBench) line.insert(QStringLiteral("run_pressed_by_bench"), true);
+    if (outcome == Outcome::Refused) line.insert(QStringLiteral("message"), ws->errorText());
+    if (started >= 0) line.insert(QStringLiteral("submitted_at_ms"), round2(started - t0));
+    if (shownAt >= 0) line.insert(QStringLiteral("shown_at_ms"), round2(shownAt - t0));
+    printJson(line);
+    return ok;
 }
 
 } // namespace
@@ -325,13 +416,21 @@ int main(int argc, char *argv[])
     parser.addHelpOption();
     QCommandLineOption editsOpt(QStringLiteral("edits"), QStringLiteral("Edits per sample model."),
                                 QStringLiteral("N"), QStringLiteral("20"));
-    QCommandLineOption nOpt(QStringLiteral("n"), QStringLiteral("Tokens for the stall figure."), QStringLiteral("N"),
-                            QStringLiteral("4096"));
+    QCommandLineOption nOpt(QStringLiteral("n"), QStringLiteral("Tokens for the stall figures, comma-separated."),
+                            QStringLiteral("N,..."), QStringLiteral("4096,16384"));
+    QCommandLineOption casesOpt(QStringLiteral("cases"),
+                                QStringLiteral("Stall cases, comma-separated: explore/head, explore/lines, explore/statistics, "
+                                               "explore/rollout, explore/outputs, pipeline, masks, equivariance, "
+                                               "faithfulness, compare (default: all)."),
+                                QStringLiteral("LIST"));
+    QCommandLineOption runWindowOpt(QStringLiteral("run-window"),
+                                    QStringLiteral("Seconds to watch a run the bench started with Run before cancelling it."),
+                                    QStringLiteral("S"), QStringLiteral("10"));
     QCommandLineOption specOpt(QStringLiteral("stall-model"), QStringLiteral("Model for the stall figure."),
                                QStringLiteral("SPEC"), QStringLiteral("random:layers=1,heads=4,d_model=64,seed=1"));
     QCommandLineOption onlyOpt(QStringLiteral("only"), QStringLiteral("latency or stall."), QStringLiteral("WHICH"));
     QCommandLineOption profileOpt(QStringLiteral("profile"), QStringLiteral("Print the slow UI events of the stall."));
-    parser.addOptions({editsOpt, nOpt, specOpt, onlyOpt, profileOpt});
+    parser.addOptions({editsOpt, nOpt, casesOpt, runWindowOpt, specOpt, onlyOpt, profileOpt});
     parser.process(app);
     const QString only = parser.value(onlyOpt);
 
@@ -348,8 +447,46 @@ int main(int argc, char *argv[])
         for (const QString &spec : {QStringLiteral("sample:induction-gpt2"), QStringLiteral("sample:agreement-gpt2"),
                                     QStringLiteral("sample:rationale-bert")})
             benchLatency(window, spec, parser.value(editsOpt).toInt());
-    if (only.isEmpty() || only == QLatin1String("stall"))
-        benchStall(window, parser.value(specOpt), parser.value(nOpt).toInt(), int(ExploreView::HeadTab),
-                   parser.isSet(profileOpt) ? &app : nullptr);
-    return 0;
+    bool allOk = true;
+    if (only.isEmpty() || only == QLatin1String("stall")) {
+        const QString spec = parser.value(specOpt);
+        if (!openAndWait(window, spec)) {
+            printJson({{"figure", "ui_stall"}, {"model", spec}, {"error", "model did not open"}, {"ok", false}});
+            return 1;
+        }
+        printJson({{"figure", "ui_stall_model"}, {"model", spec}});
+        std::vector<StallCase> cases;
+        const QStringList tabs{QStringLiteral("head"), QStringLiteral("lines"), QStringLiteral("statistics"),
+                               QStringLiteral("rollout"), QStringLiteral("outputs")};
+        QStringList wanted = parser.value(casesOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (wanted.isEmpty()) {
+            for (const QString &t : tabs) wanted << QStringLiteral("explore/") + t;
+            wanted << QStringLiteral("pipeline") << QStringLiteral("masks") << QStringLiteral("equivariance")
+                   << QStringLiteral("faithfulness") << QStringLiteral("compare");
+        }
+        for (const QString &w : wanted) {
+            if (w.startsWith(QLatin1String("explore/"))) {
+                const int t = int(tabs.indexOf(w.mid(8)));
+                if (t < 0) {
+                    std::fprintf(stderr, "--cases: no Explore tab '%s'\n", qPrintable(w.mid(8)));
+                    return 2;
+                }
+                cases.push_back({QStringLiteral("explore"), t});
+            } else {
+                cases.push_back({w, -1});
+            }
+        }
+        for (const QString &nText : parser.value(nOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool isInt = false;
+            const int n = nText.toInt(&isInt);
+            if (!isInt || n < 2) {
+                std::fprintf(stderr, "--n: '%s' is not a token count of 2 or more\n", qPrintable(nText));
+                return 2;
+            }
+            for (const StallCase &c : cases)
+                allOk = benchStall(window, c, n, parser.value(runWindowOpt).toInt() * 1000,
+                                   parser.isSet(profileOpt) ? &app : nullptr) && allOk;
+        }
+    }
+    return allOk ? 0 : 1;
 }

@@ -30,8 +30,9 @@ std::pair<double, double> valueRange(const MatrixSpec &s)
 {
     if (s.kind == MatrixSpec::Kind::Weights) return {0.0, 1.0};
     double a = 0.0;
-    for (double v : s.values)
-        if (std::isfinite(v)) a = std::max(a, std::abs(v));
+    if (s.values)
+        for (double v : *s.values)
+            if (std::isfinite(v)) a = std::max(a, std::abs(v));
     if (a == 0.0) a = 1.0;
     return {-a, a};
 }
@@ -53,7 +54,7 @@ public:
     }
     int rowCount(const QModelIndex &parent = {}) const override
     {
-        return parent.isValid() || !m_spec ? 0 : m_spec->rows;
+        return parent.isValid() || !m_spec || !m_spec->values ? 0 : m_spec->rows;
     }
     int columnCount(const QModelIndex &parent = {}) const override
     {
@@ -62,7 +63,7 @@ public:
     QVariant data(const QModelIndex &index, int role) const override
     {
         if (!m_spec || !index.isValid()) return {};
-        const double v = m_spec->values[std::size_t(index.row()) * std::size_t(m_spec->cols) + std::size_t(index.column())];
+        const double v = (*m_spec->values)[std::size_t(index.row()) * std::size_t(m_spec->cols) + std::size_t(index.column())];
         switch (role) {
         case Qt::DisplayRole: return formatValue(v, m_spec->kind);
         case Qt::ToolTipRole:
@@ -90,7 +91,7 @@ private:
     QColor background(double v, const QModelIndex &index) const
     {
         const std::size_t i = std::size_t(index.row()) * std::size_t(m_spec->cols) + std::size_t(index.column());
-        if (!std::isfinite(v) || (!m_spec->masked.empty() && m_spec->masked[i])) return maskedColor(false);
+        if (!std::isfinite(v) || (m_spec->maskedWhere && std::isinf((*m_spec->maskedWhere)[i]))) return maskedColor(false);
         const auto [lo, hi] = m_range;
         const ColorMap map = m_spec->kind == MatrixSpec::Kind::Weights ? m_map : ColorMap::Diverging;
         return colorAt(map, (v - lo) / (hi - lo));
@@ -144,10 +145,14 @@ MatrixPanel::~MatrixPanel()
     m_model->setMatrix(nullptr, m_colorMap);   // the model points into m_spec
 }
 
-void MatrixPanel::setMatrix(MatrixSpec spec)
+std::function<HeatmapData()> MatrixPanel::setMatrix(MatrixSpec spec)
 {
     m_model->setMatrix(nullptr, m_colorMap);
     m_spec = std::move(spec);
+    if (!m_spec.values || m_spec.values->size() != std::size_t(m_spec.rows) * std::size_t(m_spec.cols)) {
+        m_spec.rows = m_spec.cols = 0;   // nothing (or a malformed matrix): an empty table
+        m_spec.values = std::make_shared<const std::vector<double>>();
+    }
     m_title->setText(m_spec.title);
     const bool table = m_spec.rows <= kMaxTableRows;
     if (table) {
@@ -158,38 +163,41 @@ void MatrixPanel::setMatrix(MatrixSpec spec)
         const int hidden = m_spec.cols - kMaxTableCols;
         m_note->setText(hidden > 0 ? tr("… and %n more column(s) not shown", nullptr, hidden) : QString());
         m_note->setVisible(hidden > 0);
-        return;
+        return {};
     }
     m_note->hide();
-    HeatmapData d;
-    d.rows = m_spec.rows;
-    d.cols = m_spec.cols;
-    d.values.resize(m_spec.values.size());
-    bool anyMasked = false;
-    std::vector<std::uint8_t> masked(m_spec.values.size(), 0);
-    for (std::size_t i = 0; i < m_spec.values.size(); ++i) {
-        const double v = m_spec.values[i];
-        d.values[i] = std::isfinite(v) ? float(v) : 0.0f;
-        if (!std::isfinite(v) || (!m_spec.masked.empty() && m_spec.masked[i])) masked[i] = 1, anyMasked = true;
-    }
-    if (anyMasked) d.masked = std::move(masked);
-    d.rowLabels = m_spec.rowLabels;
-    d.colLabels = m_spec.colLabels;
-    const auto [lo, hi] = valueRange(m_spec);
     m_plot->setColorMap(m_spec.kind == MatrixSpec::Kind::Weights ? m_colorMap : ColorMap::Diverging);
-    m_plot->setValueRange(lo, hi);
     m_plot->setValueLabel(m_spec.valueName);
     m_plot->setAxisTitles(m_spec.rowTitle, m_spec.colTitle);
     m_plot->setHoverFormatter([this](HeatmapCell c) {
-        const double v = m_spec.values[std::size_t(c.row) * std::size_t(m_spec.cols) + std::size_t(c.col)];
+        const double v = (*m_spec.values)[std::size_t(c.row) * std::size_t(m_spec.cols) + std::size_t(c.col)];
         return QStringLiteral("%1 [%2, %3] = %4")
             .arg(m_spec.valueName, m_spec.rowLabels.value(c.row), m_spec.colLabels.value(c.col),
                  std::isfinite(v) ? QString::number(v, 'g', 6) : formatValue(v, m_spec.kind));
     });
-    m_plot->setData(std::move(d));
     m_table->hide();
     m_plot->show();
     static_cast<QBoxLayout *>(layout())->setStretch(4, 0);
+    // Everything proportional to the matrix (conversion, masks, the colour range) happens in the builder.
+    return [spec = m_spec] {
+        HeatmapData d;
+        d.rows = spec.rows;
+        d.cols = spec.cols;
+        const std::vector<double> &values = *spec.values;
+        d.values.resize(values.size());
+        bool anyMasked = false;
+        std::vector<std::uint8_t> masked(values.size(), 0);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const double v = values[i];
+            d.values[i] = std::isfinite(v) ? float(v) : 0.0f;
+            if (!std::isfinite(v) || (spec.maskedWhere && std::isinf((*spec.maskedWhere)[i]))) masked[i] = 1, anyMasked = true;
+        }
+        if (anyMasked) d.masked = std::move(masked);
+        d.rowLabels = spec.rowLabels;
+        d.colLabels = spec.colLabels;
+        d.valueRange = valueRange(spec);
+        return d;
+    };
 }
 
 void MatrixPanel::setColorMap(ColorMap map)

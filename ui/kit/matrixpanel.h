@@ -11,6 +11,8 @@
 #include <QWidget>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 class QLabel;
@@ -20,6 +22,7 @@ namespace attnui {
 
 class HeatmapPlot;
 class MatrixTableModel;
+struct HeatmapData;
 
 struct MatrixSpec {
     enum class Kind { Signed, Weights };
@@ -27,8 +30,11 @@ struct MatrixSpec {
     QString valueName;             // what a cell holds, for hover and the colour scale ("score")
     int rows = 0;
     int cols = 0;
-    std::vector<double> values;    // row-major [rows, cols]; −inf = masked
-    std::vector<std::uint8_t> masked;   // optional [rows, cols]: 1 = shown as masked whatever the value (weights)
+    // Row-major [rows, cols]; −inf = masked. Shared, not copied: usually it points into the run's snapshot (an
+    // aliasing shared_ptr), which stays alive as long as the panel shows it.
+    std::shared_ptr<const std::vector<double>> values;
+    // Optional [rows, cols]: cells where this is −∞ are shown as masked whatever their value (weights under M).
+    std::shared_ptr<const std::vector<double>> maskedWhere;
     QStringList rowLabels;         // [rows]
     QStringList colLabels;         // [cols]
     Kind kind = Kind::Signed;
@@ -45,7 +51,10 @@ public:
     explicit MatrixPanel(QWidget *parent = nullptr);
     ~MatrixPanel() override;
 
-    void setMatrix(MatrixSpec spec);
+    // Shows `spec`: a table at once, or the heatmap's settings, in which case the heatmap's data is returned as a
+    // builder for plot(), to be put there at once or off the UI thread (Workspace::showMatrix); it holds what it
+    // reads by value. Empty for a table.
+    [[nodiscard]] std::function<HeatmapData()> setMatrix(MatrixSpec spec);
     void setColorMap(ColorMap map);
     const MatrixSpec &matrix() const { return m_spec; }
     bool showsTable() const;

@@ -195,6 +195,38 @@ QString Workspace::couldNotRunText(const QString &message, bool resultShown) con
                        : tr("Could not run: %1.").arg(message);
 }
 
+void Workspace::showMatrix(HeatmapPlot *plot, std::size_t cells, std::function<HeatmapData()> build)
+{
+    if (cells <= kSyncMatrixCells) {
+        m_pendingMatrices.removeAll(plot);
+        plot->setData(build());
+        return;
+    }
+    if (!m_pendingMatrices.contains(plot)) {
+        m_pendingMatrices.append(plot);
+        // One connection per pending plot: a superseded preparation never emits dataShown, the latest one does.
+        connect(plot, &HeatmapPlot::dataShown, this, [this, plot] { matrixShown(plot); }, Qt::SingleShotConnection);
+    }
+    plot->setDataAsync(std::move(build));
+}
+
+bool Workspace::matricesShown()
+{
+    m_pendingMatrices.removeAll(nullptr);   // plots deleted meanwhile (a workspace rebuilt its panels)
+    m_awaitingMatrices = !m_pendingMatrices.isEmpty();
+    return !m_awaitingMatrices;
+}
+
+void Workspace::matrixShown(HeatmapPlot *plot)
+{
+    if (!m_pendingMatrices.removeAll(plot)) return;
+    m_pendingMatrices.removeAll(nullptr);
+    if (!m_awaitingMatrices || !m_pendingMatrices.isEmpty()) return;
+    m_awaitingMatrices = false;
+    emit figureChanged();
+    emit resultShown();
+}
+
 QStringList Workspace::dataFormats() const
 {
     return currentFigure() ? QStringList{tr("CSV, the matrix on screen (*.csv)")} : QStringList{};

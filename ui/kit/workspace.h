@@ -17,8 +17,13 @@
 #include "kit/subject.h"
 
 #include <QJsonObject>
+#include <QList>
+#include <QPointer>
 #include <QStringList>
 #include <QWidget>
+
+#include <cstddef>
+#include <functional>
 
 class QLabel;
 class QScrollArea;
@@ -29,6 +34,7 @@ namespace attnui {
 
 class DeferredRun;
 class HeatmapPlot;
+struct HeatmapData;
 
 class Workspace : public QWidget {
     Q_OBJECT
@@ -81,6 +87,7 @@ public:
     void hideNotice();
     QString noticeText() const;
     bool hasPendingRun() const;                          // an edit waits for its (debounced) run
+    bool isPreparingResult() const { return m_awaitingMatrices; }   // a result waits for its matrices (showMatrix)
 
 signals:
     void figureChanged();                                // figureWidget()/currentFigure() now show something else
@@ -138,6 +145,15 @@ protected:
     // What a workspace shows when its run fails; `resultShown`: an earlier result stays on screen.
     QString couldNotRunText(const QString &message, bool resultShown) const;
 
+    // Puts a matrix of `cells` cells on `plot`. Up to kSyncMatrixCells at once; above, `build` (which must hold
+    // what it reads by value: the snapshot, never this view) and the plot's preparation run on the thread pool,
+    // because copying and pooling an n × n matrix stalls the UI thread (64 MB at n = 4096). onResult() then returns
+    // matricesShown(): false while any such matrix is still being prepared, and figureChanged/resultShown follow
+    // once the last is on screen.
+    static constexpr std::size_t kSyncMatrixCells = 512 * 512;
+    void showMatrix(HeatmapPlot *plot, std::size_t cells, std::function<HeatmapData()> build);
+    bool matricesShown();
+
 private:
     Subject *m_subject = nullptr;
     EngineRunner *m_runner = nullptr;
@@ -146,6 +162,9 @@ private:
     QLabel *m_banner = nullptr;
     QWidget *m_notice = nullptr;
     QLabel *m_noticeText = nullptr;
+    QList<QPointer<HeatmapPlot>> m_pendingMatrices;   // being prepared off the UI thread (showMatrix)
+    bool m_awaitingMatrices = false;                  // a result waits for them before resultShown
+    void matrixShown(HeatmapPlot *plot);
 };
 
 // A workspace's result as its own snapshot type; null for another type.

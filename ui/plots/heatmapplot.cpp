@@ -6,6 +6,7 @@
 #include "plots/plotexport.h"
 #include "plots/plottext.h"
 #include "plots/vectorplot.h"
+#include "runner/workpool.h"
 
 #include <QApplication>
 #include <QEvent>
@@ -16,6 +17,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace attnui {
 
@@ -135,7 +137,17 @@ void HeatmapPlot::setData(HeatmapData data)
 {
     ++d->generation;
     d->preparing = false;
-    apply(prepare(std::move(data)));
+    const int cap = storageCap(data.rows, data.cols);
+    apply(prepare(std::move(data), cap));
+}
+
+int HeatmapPlot::storageCap(int rows, int cols) const
+{
+    if (std::max(rows, cols) <= kMaxStorageCells) return kMaxStorageCells;   // every cell stored as it is
+    const QRect area = plotArea();
+    if (area.width() < 16 || area.height() < 16) return kMaxStorageCells;    // not laid out yet
+    const double px = std::max(area.width(), area.height()) * devicePixelRatioF();
+    return std::clamp(int(std::ceil(px)), 128, kMaxStorageCells);
 }
 
 void HeatmapPlot::setDataAsync(std::function<HeatmapData()> build)
@@ -151,7 +163,16 @@ void HeatmapPlot::setDataAsync(std::function<HeatmapData()> build)
         apply(std::move(*watcher->result()));
     });
     // The job holds no pointer to this plot: if the plot goes first, the result is simply dropped.
-    watcher->setFuture(QtConcurrent::run([build = std::move(build)] { return std::make_shared<Prepared>(prepare(build())); }));
+    // The storage resolution follows the plot's size now; a plot resized later refines it (resizeEvent).
+    const int cap = std::clamp(std::max(plotArea().width(), plotArea().height()), 0, kMaxStorageCells);
+    const qreal dpr = devicePixelRatioF();
+    watcher->setFuture(QtConcurrent::run(workPool(), [build = std::move(build), cap, dpr] {
+        HeatmapData data = build();
+        const int maxCells = std::max(data.rows, data.cols) <= kMaxStorageCells || cap < 16
+                                 ? kMaxStorageCells
+                                 : std::clamp(int(std::ceil(cap * dpr)), 128, kMaxStorageCells);
+        return std::make_shared<Prepared>(prepare(std::move(data), maxCells));
+    }));
 }
 
 bool HeatmapPlot::isPreparing() const
@@ -164,7 +185,7 @@ void HeatmapPlot::clear()
     setData({});
 }
 
-HeatmapPlot::Prepared HeatmapPlot::prepare(HeatmapData data)
+HeatmapPlot::Prepared HeatmapPlot::prepare(HeatmapData data, int maxCells)
 {
     Prepared p;
     p.data = std::move(data);
@@ -173,7 +194,7 @@ HeatmapPlot::Prepared HeatmapPlot::prepare(HeatmapData data)
     if (!valid) return p;
     const bool haveMask = m.masked.size() == m.values.size();
     p.level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols,
-                          HeatmapWindow{0, m.rows - 1, 0, m.cols - 1});
+                          HeatmapWindow{0, m.rows - 1, 0, m.cols - 1}, maxCells);
     p.cells = makeCells(p.level);
     p.level.cells.clear();
     p.runs = maskRuns(m);
@@ -185,7 +206,7 @@ void HeatmapPlot::apply(Prepared prepared)
     HeatmapData old = std::exchange(m_data, std::move(prepared.data));
     d->widestColLabel = -1;
     // Freeing a large matrix (hundreds of MB at 4096 tokens: weights, scores, mask) is left to the thread pool.
-    if (old.values.size() > (std::size_t(1) << 20)) (void)QtConcurrent::run([old = std::move(old)]() mutable { old = {}; });
+    if (old.values.size() > (std::size_t(1) << 20)) releaseInBackground(std::move(old));
     const int rows = m_data.rows, cols = m_data.cols;
     if (prepared.cells) {
         d->map->setData(prepared.cells.release(), false);   // takes ownership
@@ -198,6 +219,7 @@ void HeatmapPlot::apply(Prepared prepared)
     d->rowStride = prepared.level.rowStride;
     d->colStride = prepared.level.colStride;
     d->hatch->setRuns(std::move(prepared.runs));
+    if (m_data.valueRange) std::tie(d->lower, d->upper) = *m_data.valueRange;
     d->map->setDataRange(QCPRange(d->lower, d->upper));
     d->plot->xAxis->setRange(-0.5, std::max(cols, 1) - 0.5);
     d->plot->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
@@ -226,7 +248,8 @@ void HeatmapPlot::refineStorage()
     if (!d->map->visible() || m.values.size() != std::size_t(m.rows) * std::size_t(m.cols)) return;
     const QCPRange xr = d->plot->xAxis->range(), yr = d->plot->yAxis->range();
     const HeatmapWindow want = windowForView(xr.lower, xr.upper, yr.lower, yr.upper, m.rows, m.cols);
-    auto stride = [](int count) { return (count + kMaxStorageCells - 1) / kMaxStorageCells; };
+    const int cap = storageCap(m.rows, m.cols);
+    auto stride = [cap](int count) { return (count + cap - 1) / cap; };
     // Nothing to do while the stored window still covers the view at the resolution the view needs.
     const int visR0 = std::max(0, int(std::floor(yr.lower + 0.5))), visR1 = std::min(m.rows - 1, int(std::ceil(yr.upper - 0.5)));
     const int visC0 = std::max(0, int(std::floor(xr.lower + 0.5))), visC1 = std::min(m.cols - 1, int(std::ceil(xr.upper - 0.5)));
@@ -234,7 +257,7 @@ void HeatmapPlot::refineStorage()
     const bool covers = have.r0 <= visR0 && have.r1 >= visR1 && have.c0 <= visC0 && have.c1 >= visC1;
     if (covers && stride(want.rowCount()) == d->rowStride && stride(want.colCount()) == d->colStride) return;
     const bool haveMask = m.masked.size() == m.values.size();
-    HeatmapLevel level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols, want);
+    HeatmapLevel level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols, want, cap);
     d->map->setData(makeCells(level).release(), false);
     d->window = level.window;
     d->rowStride = level.rowStride;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -31,6 +32,9 @@ struct HeatmapData {
     std::vector<float> scores;
     QStringList rowLabels;   // queries
     QStringList colLabels;   // keys
+    // The colour scale's range, when the data brings it (found where the data was built, off the UI thread);
+    // otherwise setValueRange()'s stays.
+    std::optional<std::pair<double, double>> valueRange;
 };
 
 struct HeatmapCell {
@@ -111,7 +115,11 @@ protected:
 private:
     struct Private;
     struct Prepared;
-    static Prepared prepare(HeatmapData data);
+    static Prepared prepare(HeatmapData data, int maxCells);
+    // Cells per axis the colour map stores: kMaxStorageCells, or for a matrix larger than that, about as many as
+    // the plot has pixels (nine 4096-token panels at 1024² each cost the UI thread ~30 ms apiece to colour and
+    // draw; at their ~300 px they show no more than 300²).
+    int storageCap(int rows, int cols) const;
     void apply(Prepared prepared);
     void scheduleRefine();
     void refineStorage();

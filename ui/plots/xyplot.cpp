@@ -58,6 +58,7 @@ struct XYPlot::Private {
     QCPGraph *fitGraph = nullptr;
     std::optional<XYPoint> hover;
     QPoint pressPos;
+    int barTickStride = 0;                 // every how many categories a bar chart labels (0: not set yet)
 };
 
 XYPlot::XYPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>())
@@ -168,7 +169,32 @@ void XYPlot::resizeEvent(QResizeEvent *event)
     // A title wider than the plot wraps instead of being cut off.
     // Legend entries that do not fit in one row go on more rows.
     const bool title = plottext::fitTitle(d->title, d->fullTitle, d->plot->width());
-    if (plottext::fitLegend(d->plot->legend, d->plot->width()) || title) d->plot->replot(QCustomPlot::rpQueuedReplot);
+    const int stride = d->barTickStride;
+    if (m_kind == XYKind::Bars) updateBarTicks();   // more or fewer category labels fit
+    if (plottext::fitLegend(d->plot->legend, d->plot->width()) || title || stride != d->barTickStride)
+        d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int XYPlot::barTickStride() const
+{
+    return d->barTickStride;
+}
+
+void XYPlot::updateBarTicks()
+{
+    // As many category labels as fit side by side (rotated, a label takes about a line's height of the axis);
+    // beyond, every k-th. Drawing thousands of rotated labels would cost the UI thread hundreds of milliseconds,
+    // and they would overlap into a black band anyway.
+    const int n = int(m_categories.size());
+    const int lineHeight = QFontMetrics(font()).height();
+    const int axisWidth = std::max(100, d->plot->width() - 80);
+    const int fit = std::max(1, int(axisWidth / (1.3 * lineHeight)));
+    const int stride = std::max(1, (n + fit - 1) / fit);
+    if (stride == d->barTickStride) return;
+    d->barTickStride = stride;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int i = 0; i < n; i += stride) ticker->addTick(i, m_categories[i]);
+    d->plot->xAxis->setTicker(ticker);
 }
 
 void XYPlot::setAxisLabels(const QString &x, const QString &y)
@@ -232,9 +258,8 @@ void XYPlot::rebuild()
     }
 
     if (m_kind == XYKind::Bars) {
-        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-        for (int i = 0; i < m_categories.size(); ++i) ticker->addTick(i, m_categories[i]);
-        p->xAxis->setTicker(ticker);
+        d->barTickStride = 0;
+        updateBarTicks();
         p->xAxis->setTickLabelRotation(m_categories.size() > 8 ? 60 : 0);
         p->xAxis->setRange(-0.6, std::max<double>(0.0, m_categories.size() - 0.4));
         // Side by side within a category: 80 % of the slot, one bar per series (no QCPBarsGroup, so that

@@ -73,6 +73,8 @@ public:
     QString hoverText(XYPoint point) const;     // the text shown on hover
     std::optional<XYPoint> pointAt(QPointF pos) const;   // nearest point/bar under pos (this widget's coordinates)
     QPointF pointCenter(XYPoint point) const;   // pixel position of a point or the top of a bar (for tests)
+    // A bar chart labels every k-th category when there are more than fit along the axis (1: every one).
+    int barTickStride() const;
 
     // Export exactly what is shown, at a chosen size; written through QSaveFile (no half-written files).
     bool savePng(const QString &path, QSize size, double scale = 2.0, QString *error = nullptr);
@@ -95,6 +97,7 @@ protected:
 private:
     struct Private;
     void rebuild();
+    void updateBarTicks();
     double barWidth() const;
     double barOffset(int series) const;   // of a series' bars from the category's centre, in category units
     void applyPalette();

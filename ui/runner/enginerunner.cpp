@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runner/enginerunner.h"
+#include "runner/workpool.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -74,7 +75,7 @@ quint64 EngineRunner::submit(Job job)
     });
     ++m_running;
     emit started(generation);
-    watcher->setFuture(QtConcurrent::run([job = std::move(job), ctx]() -> std::shared_ptr<Outcome> {
+    watcher->setFuture(QtConcurrent::run(workPool(), [job = std::move(job), ctx]() -> std::shared_ptr<Outcome> {
         auto outcome = std::make_shared<Outcome>();
         QElapsedTimer timer;
         timer.start();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/compare/comparerun.h"
+#include "kit/tokenlimits.h"
 
 #include "kit/numbering.h"
 
@@ -34,6 +35,8 @@ attn::Status runSide(const attn::TextModel &model, const QString &text, const at
     auto tokens = model.tokenize(text.toStdString());
     if (!tokens) return tokens.status();
     if (tokens->ids.empty()) return attn::Status::invalid("the text gives no tokens");
+    if (auto s = checkTokenLimit(int(tokens->ids.size()), kCompareMaxTokens, "Compare", "two heads' weights and their difference"); !s)
+        return s;
     attn::ForwardInput in;
     in.tokenIds = tokens->ids;
     attn::ForwardOptions fo;

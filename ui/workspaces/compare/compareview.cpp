@@ -5,6 +5,7 @@
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
+#include "runner/workpool.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -219,44 +220,55 @@ bool CompareView::onResult(const SnapshotPtr &snapshot)
 {
     auto s = snapshotAs<CompareSnapshot>(snapshot);
     if (!s || s->request.model != subject()->model() || s->request.textA != subject()->text()) return false;
-    m_snapshot = std::move(s);
+    // The previous result (n × n matrices) is let go of on the work pool once the panels have replaced it.
+    auto previous = std::exchange(m_snapshot, std::move(s));
     showSnapshot();
-    return true;
+    releaseInBackground(std::move(previous));
+    return matricesShown();
 }
 
 void CompareView::showSnapshot()
 {
     const CompareSnapshot &s = *m_snapshot;
     syncControls();
-    const auto side = [](const CompareSide &c) {
-        HeatmapData d;
-        d.rows = d.cols = c.length();
-        d.values = c.weights;
-        d.masked = c.masked;
-        d.rowLabels = d.colLabels = c.tokens;
-        return d;
+    // Built where they are prepared (kit: showMatrix), from the snapshot they hold.
+    using Side = CompareSide CompareSnapshot::*;
+    const auto side = [this](HeatmapPlot *plot, Side which) {
+        const CompareSide &c = (*m_snapshot).*which;
+        showMatrix(plot, std::size_t(c.length()) * std::size_t(c.length()), [snap = m_snapshot, which] {
+            const CompareSide &c = (*snap).*which;
+            HeatmapData d;
+            d.rows = d.cols = c.length();
+            d.values = c.weights;
+            d.masked = c.masked;
+            d.rowLabels = d.colLabels = c.tokens;
+            return d;
+        });
     };
     m_plotA->setTitle(s.labelA);
-    m_plotA->setData(side(s.a));
+    side(m_plotA, &CompareSnapshot::a);
     m_plotB->setTitle(s.labelB);
-    m_plotB->setData(side(s.b));
-    HeatmapData diff;
-    diff.rows = diff.cols = s.common;
-    diff.values = s.diff;
-    // Hatched where both sides are masked: nothing to compare there (0 − 0).
-    diff.masked.resize(s.diff.size());
-    for (int i = 0; i < s.common; ++i)
-        for (int j = 0; j < s.common; ++j)
-            diff.masked[std::size_t(i * s.common + j)] = s.a.masked[std::size_t(i * s.a.length() + j)] &&
-                                                         s.b.masked[std::size_t(i * s.b.length() + j)];
-    for (int i = 0; i < s.common; ++i) {
-        const QString a = s.a.tokens[i], b = s.b.tokens[i];
-        diff.rowLabels << (a == b ? a : QStringLiteral("%1|%2").arg(a, b));
-    }
-    diff.colLabels = diff.rowLabels;
+    side(m_plotB, &CompareSnapshot::b);
     m_diffPlot->setTitle(tr("A − B (max |A − B| %1)").arg(s.maxAbsDiff, 0, 'f', 4));
     m_diffPlot->setDivergingRange(s.maxAbsDiff);
-    m_diffPlot->setData(std::move(diff));
+    showMatrix(m_diffPlot, std::size_t(s.common) * std::size_t(s.common), [snap = m_snapshot] {
+        const CompareSnapshot &s = *snap;
+        HeatmapData diff;
+        diff.rows = diff.cols = s.common;
+        diff.values = s.diff;
+        // Hatched where both sides are masked: nothing to compare there (0 − 0).
+        diff.masked.resize(s.diff.size());
+        for (int i = 0; i < s.common; ++i)
+            for (int j = 0; j < s.common; ++j)
+                diff.masked[std::size_t(i * s.common + j)] = s.a.masked[std::size_t(i * s.a.length() + j)] &&
+                                                             s.b.masked[std::size_t(i * s.b.length() + j)];
+        for (int i = 0; i < s.common; ++i) {
+            const QString a = s.a.tokens[i], b = s.b.tokens[i];
+            diff.rowLabels << (a == b ? a : QStringLiteral("%1|%2").arg(a, b));
+        }
+        diff.colLabels = diff.rowLabels;
+        return diff;
+    });
     m_note->setText(s.note);
     m_note->setVisible(!s.note.isEmpty());
     refreshExplanation();

@@ -26,13 +26,6 @@ QLabel *bigLabel()
     return label;
 }
 
-double maxAbs(const std::vector<float> &v)
-{
-    double m = 0.0;
-    for (float x : v) m = std::max(m, std::abs(double(x)));
-    return m;
-}
-
 // A symmetric colour range that never collapses to zero width.
 double symmetricRange(double m) { return m > 0.0 ? m : 1e-12; }
 
@@ -113,7 +106,8 @@ void EquivarianceFigure::setColorMap(ColorMap map)
     m_aX->setColorMap(map);
 }
 
-void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSnapshot> &s, const QString &reason)
+void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSnapshot> &s, const QString &reason,
+                                     const ShowMatrix &show)
 {
     if (!s) return;
     const attn::EquivarianceResult &r = s->result;
@@ -130,65 +124,77 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
     m_reason->setText(QStringLiteral("<b style='color:%1'>%2</b> %3")
                           .arg(colour, holds ? tr("Equivariant.") : tr("Not equivariant."), reason.toHtmlEscaped()));
 
-    const int L = s->length;
-    const auto weights = [&](HeatmapPlot *plot, const std::vector<float> &values, const std::vector<std::uint8_t> &masked) {
-        HeatmapData d;
-        d.rows = d.cols = L;
-        d.values = values;
-        d.masked = masked;
-        d.rowLabels = d.colLabels = s->permutedLabels;
-        plot->setData(std::move(d));
+    // The matrices are built where they are prepared (showMatrix), from the snapshot; their colour ranges were
+    // found by the job, so nothing here is proportional to the input's size.
+    const int L = s->length, D = s->dModel;
+    const std::size_t weightCells = std::size_t(L) * std::size_t(L), outputCells = std::size_t(L) * std::size_t(D);
+    using Weights = std::vector<float> EquivarianceSnapshot::*;
+    using Masks = std::vector<std::uint8_t> EquivarianceSnapshot::*;
+    const auto weights = [&](HeatmapPlot *plot, Weights values, Masks masked) {
+        show(plot, weightCells, [s, values, masked] {
+            HeatmapData d;
+            d.rows = d.cols = s->length;
+            d.values = (*s).*values;
+            d.masked = (*s).*masked;
+            d.rowLabels = d.colLabels = s->permutedLabels;
+            return d;
+        });
     };
     // One colour scale for both maps, up to their largest weight, so that flat heads still show their structure.
-    const double topA = std::max({maxAbs(s->weightsPX), maxAbs(s->weightsXPermuted), 1e-6});
+    const double topA = std::max(s->weightsTop, 1e-6);
     m_aPX->setValueRange(0.0, topA);
     m_aX->setValueRange(0.0, topA);
-    weights(m_aPX, s->weightsPX, s->maskedPX);
-    weights(m_aX, s->weightsXPermuted, s->maskedXPermuted);
+    weights(m_aPX, &EquivarianceSnapshot::weightsPX, &EquivarianceSnapshot::maskedPX);
+    weights(m_aX, &EquivarianceSnapshot::weightsXPermuted, &EquivarianceSnapshot::maskedXPermuted);
     m_aPX->setTitle(tr("A(PX): %1 on the permuted input").arg(head));
     m_aX->setTitle(tr("P·A(X)·Pᵀ: %1 on the input, permuted").arg(head));
 
-    std::vector<float> diffA(s->weightsPX.size());
-    for (std::size_t k = 0; k < diffA.size(); ++k) diffA[k] = s->weightsPX[k] - s->weightsXPermuted[k];
-    const double rangeA = symmetricRange(maxAbs(diffA));
-    HeatmapData dA;
-    dA.rows = dA.cols = L;
-    dA.values = std::move(diffA);
-    dA.rowLabels = dA.colLabels = s->permutedLabels;
+    const auto difference = [](const std::vector<float> &a, const std::vector<float> &b) {
+        std::vector<float> d(a.size());
+        for (std::size_t k = 0; k < d.size(); ++k) d[k] = a[k] - b[k];
+        return d;
+    };
+    const double rangeA = symmetricRange(s->focusErrWeights);
     m_aDiff->setValueRange(-rangeA, rangeA);
     m_aDiff->setValueLabel(tr("difference (±%1)").arg(formatError(rangeA)));
-    m_aDiff->setData(std::move(dA));
+    show(m_aDiff, weightCells, [s, difference] {
+        HeatmapData d;
+        d.rows = d.cols = s->length;
+        d.values = difference(s->weightsPX, s->weightsXPermuted);
+        d.rowLabels = d.colLabels = s->permutedLabels;
+        return d;
+    });
     m_aDiff->setTitle(tr("A(PX) − P·A(X)·Pᵀ  (max %1)").arg(formatError(s->focusErrWeights)));
 
-    const int D = s->dModel;
-    const QStringList dims = indexLabels(D);
-    const double rangeY = symmetricRange(std::max(maxAbs(s->outputsPX), maxAbs(s->outputsXPermuted)));
-    const auto outputs = [&](HeatmapPlot *plot, const std::vector<float> &values) {
-        HeatmapData d;
-        d.rows = L;
-        d.cols = D;
-        d.values = values;
-        d.rowLabels = s->permutedLabels;
-        d.colLabels = dims;
+    const double rangeY = symmetricRange(s->outputsTop);
+    const auto outputs = [&](HeatmapPlot *plot, Weights values) {
         plot->setValueRange(-rangeY, rangeY);
         plot->setValueLabel(tr("hidden state value"));
-        plot->setData(std::move(d));
+        show(plot, outputCells, [s, values] {
+            HeatmapData d;
+            d.rows = s->length;
+            d.cols = s->dModel;
+            d.values = (*s).*values;
+            d.rowLabels = s->permutedLabels;
+            d.colLabels = indexLabels(s->dModel);
+            return d;
+        });
     };
-    outputs(m_yPX, s->outputsPX);
-    outputs(m_yX, s->outputsXPermuted);
+    outputs(m_yPX, &EquivarianceSnapshot::outputsPX);
+    outputs(m_yX, &EquivarianceSnapshot::outputsXPermuted);
 
-    std::vector<float> diffY(s->outputsPX.size());
-    for (std::size_t k = 0; k < diffY.size(); ++k) diffY[k] = s->outputsPX[k] - s->outputsXPermuted[k];
-    const double rangeDY = symmetricRange(maxAbs(diffY));
-    HeatmapData dY;
-    dY.rows = L;
-    dY.cols = D;
-    dY.values = std::move(diffY);
-    dY.rowLabels = s->permutedLabels;
-    dY.colLabels = dims;
+    const double rangeDY = symmetricRange(s->focusErrOutputs);
     m_yDiff->setValueRange(-rangeDY, rangeDY);
     m_yDiff->setValueLabel(tr("difference (±%1)").arg(formatError(rangeDY)));
-    m_yDiff->setData(std::move(dY));
+    show(m_yDiff, outputCells, [s, difference] {
+        HeatmapData d;
+        d.rows = s->length;
+        d.cols = s->dModel;
+        d.values = difference(s->outputsPX, s->outputsXPermuted);
+        d.rowLabels = s->permutedLabels;
+        d.colLabels = indexLabels(s->dModel);
+        return d;
+    });
     m_yDiff->setTitle(tr("Y(PX) − P·Y(X)  (max %1)").arg(formatError(s->focusErrOutputs)));
     for (HeatmapPlot *p : {m_yPX, m_yX, m_yDiff}) {
         p->setHoverFormatter([p](HeatmapCell c) {

@@ -9,6 +9,8 @@
 
 #include <QWidget>
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 
 class QLabel;
@@ -16,13 +18,17 @@ class QLabel;
 namespace attnui {
 
 class HeatmapPlot;
+struct HeatmapData;
 
 class EquivarianceFigure : public QWidget {
     Q_OBJECT
 public:
     explicit EquivarianceFigure(QWidget *parent = nullptr);
 
-    void setSnapshot(const std::shared_ptr<const EquivarianceSnapshot> &snapshot, const QString &reason);
+    // How a matrix reaches its plot: Workspace::showMatrix (at once when small, else prepared off the UI thread).
+    using ShowMatrix = std::function<void(HeatmapPlot *, std::size_t cells, std::function<HeatmapData()>)>;
+    void setSnapshot(const std::shared_ptr<const EquivarianceSnapshot> &snapshot, const QString &reason,
+                     const ShowMatrix &show);
     void setColorMap(ColorMap map);
 
     HeatmapPlot *weightsPermutedInput() const { return m_aPX; }    // A(PX)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/equivariance/equivariancerun.h"
+#include "kit/tokenlimits.h"
 
 #include "workspaces/explore/modelrun.h"
 
@@ -98,7 +99,13 @@ attn::Result<std::shared_ptr<Snapshot>> runEquivarianceJob(const EquivarianceReq
                                      std::to_string(request.focus.head) + " is outside the model");
 
     // 1. The engine's check: the numbers shown in large text.
-    const auto progress = ctx.progressFn();
+    const auto progress = [&ctx](double f) { ctx.reportProgress(f); };   // a context without a callback: none
+    if (auto tokens = textModel.tokenize(request.text.toStdString()); tokens) {
+        if (auto s = checkTokenLimit(int(tokens->ids.size()), kEquivarianceMaxTokens, "Equivariance",
+                                     "one head's weights on both inputs and their difference");
+            !s)
+            return s;
+    }
     auto checked = attn::runEquivariance(
         textModel, request.text.toStdString(), request.settings, [&](double f) { progress(0.8 * f); }, ctx.cancelFn());
     if (!checked) return checked.status();
@@ -167,6 +174,7 @@ attn::Result<std::shared_ptr<Snapshot>> runEquivarianceJob(const EquivarianceReq
             if (!hx.scores.empty()) snap->maskedXPermuted[dst] = std::isinf(hx.scores[src]) && hx.scores[src] < 0;
             if (!hpx.scores.empty()) snap->maskedPX[dst] = std::isinf(hpx.scores[dst]) && hpx.scores[dst] < 0;
             errA = std::max(errA, std::abs(double(hpx.weights[dst]) - double(hx.weights[src])));
+            snap->weightsTop = std::max({snap->weightsTop, std::abs(double(hpx.weights[dst])), std::abs(double(hx.weights[src]))});
         }
     }
     snap->focusErrWeights = errA;
@@ -178,7 +186,9 @@ attn::Result<std::shared_ptr<Snapshot>> runEquivarianceJob(const EquivarianceReq
         for (std::int64_t d = 0; d < D; ++d) {
             const float v = passX->lastHidden[std::size_t(pi[std::size_t(i)] * D + d)];
             snap->outputsXPermuted[std::size_t(i * D + d)] = v;
-            errY = std::max(errY, std::abs(double(passPX->lastHidden[std::size_t(i * D + d)]) - double(v)));
+            const double px = passPX->lastHidden[std::size_t(i * D + d)];
+            errY = std::max(errY, std::abs(px - double(v)));
+            snap->outputsTop = std::max({snap->outputsTop, std::abs(px), std::abs(double(v))});
         }
     }
     snap->focusErrOutputs = errY;

@@ -42,6 +42,9 @@ struct EquivarianceSnapshot : Snapshot {
     std::vector<float> outputsXPermuted;     // P·Y(X): row i = Y(X)[π i]
     double focusErrWeights = 0.0;            // max |A(PX) − P·A(X)·Pᵀ| of the focus head
     double focusErrOutputs = 0.0;            // max |Y(PX) − P·Y(X)|
+    // The figure's colour ranges, found here so that the UI thread never walks the matrices.
+    double weightsTop = 0.0;                 // max of both weight maps
+    double outputsTop = 0.0;                 // max |value| of both output maps
 };
 
 // The reason equivariance holds or breaks for these settings on this model, in one sentence for the panel.

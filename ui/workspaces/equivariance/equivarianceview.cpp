@@ -9,6 +9,7 @@
 #include "kit/numbering.h"
 #include "kit/stateio.h"
 #include "kit/dataexport.h"
+#include "runner/workpool.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -333,9 +334,11 @@ bool EquivarianceView::onResult(const SnapshotPtr &snapshot)
 {
     auto s = snapshotAs<EquivarianceSnapshot>(snapshot);
     if (!s) return false;
-    m_snapshot = std::move(s);
+    // The previous result (n × n matrices) is let go of on the work pool once the panels have replaced it.
+    auto previous = std::exchange(m_snapshot, std::move(s));
     showSnapshot();
-    return true;
+    releaseInBackground(std::move(previous));
+    return matricesShown();
 }
 
 void EquivarianceView::onRunFailed(const QString &message)
@@ -350,7 +353,9 @@ void EquivarianceView::showSnapshot()
     const attn::EquivarianceResult &r = s.result;
     const TextModelPtr model = subject()->model();
     const QString reason = model ? equivarianceReason(model->model().config(), settings()) : QString();
-    m_figure->setSnapshot(m_snapshot, reason);
+    m_figure->setSnapshot(m_snapshot, reason, [this](HeatmapPlot *plot, std::size_t cells, std::function<HeatmapData()> build) {
+        showMatrix(plot, cells, std::move(build));
+    });
     m_strip->setTokens(s.labels, r.permutation, s.special);
     m_swapA->setMaximum(std::max(0, s.length - 1));
     m_swapB->setMaximum(std::max(0, s.length - 1));

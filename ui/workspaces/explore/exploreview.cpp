@@ -15,6 +15,7 @@
 #include "kit/tokenchips.h"
 #include "kit/texteditor.h"
 #include "session/session.h"
+#include "runner/workpool.h"
 
 #include <attnscope/attention.h>
 
@@ -422,8 +423,10 @@ bool ExploreView::onResult(const SnapshotPtr &snapshot)
         return false;
     }
     if (!model && !m_raw) return false;   // a raw result arriving after a model was chosen
-    m_snapshot = std::move(explore);
+    // The previous result is let go of on the work pool once the panels that share it have replaced it.
+    auto previous = std::exchange(m_snapshot, std::move(explore));
     showSnapshot();
+    releaseInBackground(std::move(previous));
     m_shownPending = m_plot->isPreparing();
     // The flow tab was brought up while this job ran without flow: run again with it.
     if (m_snapshot->flowDeferred && wantsFlow()) rerun();

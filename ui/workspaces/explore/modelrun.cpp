@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/modelrun.h"
 
+#include "kit/tokenlimits.h"
+
 #include <attnscope/export.h>
 
 #include <QDir>
@@ -198,6 +200,8 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     }
     const attn::TokenizedText &tokens = *tokenized;
     const int L = int(tokens.ids.size());
+    if (auto s = checkTokenLimit(L, kExploreMaxTokens, "Explore", "one head's weights, scores and masked cells"); !s)
+        return fail(s);
 
     const attn::ModelConfig &config = model->model().config();
     const int layers = int(config.layers), heads = int(config.heads);

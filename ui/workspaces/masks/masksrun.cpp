@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/masks/masksrun.h"
+#include "kit/tokenlimits.h"
 
 #include "workspaces/explore/modelrun.h"
 
@@ -95,6 +96,7 @@ attn::Result<std::shared_ptr<Snapshot>> runMasks(const MasksRequest &request, co
     if (!tokenized) return tokenized.status();
     const int L = int(tokenized->ids.size());
     if (L == 0) return attn::Status::invalid("the text gives no tokens");
+    if (auto s = checkTokenLimit(L, kMasksMaxTokens, "Masks", "five masks of one head, each with its difference map"); !s) return s;
 
     auto snap = std::make_shared<MasksSnapshot>();
     snap->request = request;

@@ -6,6 +6,7 @@
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
+#include "runner/workpool.h"
 #include "kit/subject.h"
 
 #include <QComboBox>
@@ -269,7 +270,7 @@ void MasksView::submit()
     if (!r.model) return;
     r.text = subject()->text();
     r.backend = subject()->backend();
-    runner()->submit([r](const JobContext &ctx) { return runMasks(r, ctx); });
+    runner()->submit([r = std::move(r)](const JobContext &ctx) { return runMasks(r, ctx); });
 }
 
 bool MasksView::onResult(const SnapshotPtr &snapshot)
@@ -277,7 +278,9 @@ bool MasksView::onResult(const SnapshotPtr &snapshot)
     auto s = snapshotAs<MasksSnapshot>(snapshot);
     // A result for a model or text the Subject no longer holds is stale: a newer run is on its way.
     if (!s || s->request.model != subject()->model() || s->request.text != subject()->text()) return false;
-    m_snapshot = std::move(s);
+    // The previous result (0.7 GB at n = 4096) is let go of on the work pool, once the panels' hover read-outs
+    // that share it have been replaced (showSnapshot).
+    std::shared_ptr<const MasksSnapshot> previous = std::exchange(m_snapshot, std::move(s));
     // Adopt what the job resolved (automatic head, default j, a custom mask started as causal), but never over
     // an edit made while it ran: that edit's run is on its way.
     const int L = m_snapshot->length();
@@ -288,14 +291,17 @@ bool MasksView::onResult(const SnapshotPtr &snapshot)
     }
     if (m_request.perturb < 0 || m_request.perturb >= L) m_request.perturb = m_snapshot->request.perturb;
     if (!m_snapshot->customAllowed.empty() && m_request.customLength != L) {
-        m_customEdited = false;   // another length: started again as causal
+        // Another length: started again as causal. Not copied (16 MB at n = 4096, per run): until the first edit
+        // takes it from the result (editableCustomMask), the job starts it as causal again.
+        m_customEdited = false;
         m_request.customLength = L;
-        m_request.customAllowed = m_snapshot->customAllowed;
+        releaseInBackground(std::exchange(m_request.customAllowed, {}));
     }
     if (m_request.paddingDefault) m_request.padding.clear();   // the job picks them again for each text
     std::erase_if(m_request.padding, [L](int p) { return p >= L; });
     showSnapshot();
-    return true;
+    releaseInBackground(std::move(previous));
+    return matricesShown();
 }
 
 void MasksView::rebuildPanels(int count)
@@ -358,35 +364,43 @@ void MasksView::showSnapshot()
     for (const attn::HeadUnderMask &h : c.variants) range = std::max(range, h.maxAbsWeightDiff);
     range = range > 0.0 ? range : 1.0;
     QList<XYSeries> deltas;
+    const std::size_t cells = std::size_t(L) * std::size_t(L);
     for (std::size_t i = 0; i < c.variants.size(); ++i) {
         const attn::HeadUnderMask &h = c.variants[i];
         const QString name = QString::fromStdString(h.name);
-        HeatmapData data;
-        data.rows = data.cols = L;
-        data.values = h.weights;
-        data.masked = h.blocked;
-        data.rowLabels = data.colLabels = s.tokens;
+        // Built where they are prepared (kit: showMatrix), from the snapshot they hold.
+        auto weights = [snap = m_snapshot, i] {
+            const attn::HeadUnderMask &v = snap->comparison.variants[i];
+            HeatmapData data;
+            data.rows = data.cols = snap->length();
+            data.values = v.weights;
+            data.masked = v.blocked;
+            data.rowLabels = data.colLabels = snap->tokens;
+            return data;
+        };
         HeatmapPlot *w = m_weightPlots[int(i)];
         w->setTitle(name);
         w->setToolTip(name == QLatin1String("custom") ? tr("Your own mask: click or drag over cells to allow or block them") : QString());
         if (name == QLatin1String("custom")) {
             sizeEditor(L);
             m_body->rearrange();
-            m_editor->setData(data);
+            showMatrix(m_editor, cells, weights);
         }
-        w->setData(std::move(data));
+        showMatrix(w, cells, weights);
         if (i == 0) {
             m_panelNotes[0]->setText(tr("baseline"));
             continue;
         }
-        HeatmapData diff;
-        diff.rows = diff.cols = L;
-        diff.values = h.weightDiff;
-        diff.rowLabels = diff.colLabels = s.tokens;
         HeatmapPlot *d = m_diffPlots[int(i)];
         d->setTitle(tr("Δ vs model's own"));
         d->setDivergingRange(range);
-        d->setData(std::move(diff));
+        showMatrix(d, cells, [snap = m_snapshot, i] {
+            HeatmapData diff;
+            diff.rows = diff.cols = snap->length();
+            diff.values = snap->comparison.variants[i].weightDiff;
+            diff.rowLabels = diff.colLabels = snap->tokens;
+            return diff;
+        });
         const std::vector<float> *base = &c.variants[c.baseline].weights, *mine = &h.weights;
         const QStringList tokens = s.tokens;
         d->setHoverFormatter([base, mine, tokens, L, snap = m_snapshot](HeatmapCell cell) {
@@ -514,11 +528,23 @@ void MasksView::togglePadding(int position)
     scheduleRun();
 }
 
+std::vector<std::uint8_t> &MasksView::editableCustomMask()
+{
+    const int L = m_request.customLength;
+    const std::size_t cells = std::size_t(L) * std::size_t(L);
+    if (m_request.customAllowed.size() != cells && m_snapshot && m_snapshot->length() == L &&
+        m_snapshot->customAllowed.size() == cells)
+        m_request.customAllowed = m_snapshot->customAllowed;
+    return m_request.customAllowed;
+}
+
 void MasksView::toggleCustomCell(int row, int col)
 {
     const int L = m_request.customLength;
     if (row < 0 || col < 0 || row >= L || col >= L) return;
-    std::uint8_t &cell = m_request.customAllowed[std::size_t(row * L + col)];
+    std::vector<std::uint8_t> &mask = editableCustomMask();
+    if (mask.size() != std::size_t(L) * std::size_t(L)) return;   // no result of this length yet
+    std::uint8_t &cell = mask[std::size_t(row * L + col)];
     cell = cell ? 0 : 1;
     m_customEdited = true;
     scheduleRun();
@@ -572,6 +598,7 @@ bool MasksView::eventFilter(QObject *watched, QEvent *event)
         auto *e = static_cast<QMouseEvent *>(event);
         if (e->button() != Qt::LeftButton) break;
         if (auto cell = cellOf(e)) {
+            if (editableCustomMask().size() != std::size_t(L) * std::size_t(L)) break;
             m_painting = true;
             m_paintBase = m_request.customAllowed;
             m_anchorRow = cell->row;

@@ -100,6 +100,9 @@ private:
     void rebuildPanels(int count);
     void sizeEditor(int tokens);   // cells of kEditorCellPx for this many tokens
     void syncControls();
+    // m_request's custom mask, taken from the result of its length on the first edit (a run that starts it as
+    // causal leaves the request's empty); empty while no such result is there.
+    std::vector<std::uint8_t> &editableCustomMask();
 
     MasksRequest m_request;
     std::shared_ptr<const MasksSnapshot> m_snapshot;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/pipeline/pipelinestages.h"
+#include "kit/tokenlimits.h"
 
 #include "workspaces/explore/modelrun.h"
 
@@ -193,6 +194,7 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
     if (!tokens) return tokens.status();
     const int n = int(tokens->ids.size());
     if (n == 0) return Status::invalid("text: there are no tokens to show");
+    if (auto s = checkTokenLimit(n, kPipelineMaxTokens, "Pipeline", "every stage of the head as an n × n matrix"); !s) return s;
 
     const bool drop = st.positional == PipelineSettings::Positional::None;
     attn::MaskSpec structure;

@@ -8,10 +8,12 @@
 #include "workspaces/pipeline/pipelinecontrols.h"
 #include "kit/numbering.h"
 #include "kit/stateio.h"
+#include "runner/workpool.h"
 
 #include <attnscope/modelconfig.h>
 
 #include <QButtonGroup>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QJsonValue>
@@ -32,6 +34,15 @@
 namespace attnui {
 
 namespace {
+
+// The stepper's stage labels: the current one in the highlight colours. A style sheet's palette() colours are
+// resolved when it is set, so it is set again when the palette changes (changeEvent): otherwise the labels keep
+// the old theme's colours, dark text on a dark window after a switch to the dark theme.
+QString stageButtonStyle()
+{
+    return QStringLiteral("QToolButton:checked { background: palette(highlight); color: palette(highlighted-text); "
+                          "font-weight: bold; border-radius: 3px; padding: 2px 6px; }");
+}
 
 constexpr int kDebounceMs = 120;
 constexpr double kCheckTolerance = 1e-4;   // fp32 engine vs fp64 recomputation, weights in [0, 1]
@@ -111,9 +122,6 @@ void PipelineView::buildUi()
     m_back->setToolTip(tr("Previous stage (←)"));
     bar->addWidget(m_back);
     m_stageButtons = new QButtonGroup(this);
-    const QString checkedStyle = QStringLiteral(
-        "QToolButton:checked { background: palette(highlight); color: palette(highlighted-text); font-weight: bold;"
-        " border-radius: 3px; padding: 2px 6px; }");
     for (int i = 0; i < kPipelineStageCount; ++i) {
         auto *b = new QToolButton;
         b->setText(stageTitle(PipelineStage(i)));
@@ -121,7 +129,7 @@ void PipelineView::buildUi()
         b->setAutoRaise(true);
         b->setFocusPolicy(Qt::NoFocus);
         b->setToolTip(stageFormula(PipelineStage(i)));
-        b->setStyleSheet(checkedStyle);
+        b->setStyleSheet(stageButtonStyle());
         m_stageButtons->addButton(b, i);
         bar->addWidget(b);
         if (i + 1 < kPipelineStageCount) bar->addWidget(new QLabel(QStringLiteral("→")));
@@ -204,6 +212,21 @@ void PipelineView::buildUi()
     showStage();
 }
 
+QAbstractButton *PipelineView::stageButton(PipelineStage stage) const
+{
+    return m_stageButtons->button(int(stage));
+}
+
+void PipelineView::changeEvent(QEvent *event)
+{
+    Workspace::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange || !m_stageButtons) return;
+    for (QAbstractButton *b : m_stageButtons->buttons()) {
+        b->setStyleSheet(QString());
+        b->setStyleSheet(stageButtonStyle());
+    }
+}
+
 QString PipelineView::explanation() const
 {
     return tr("One attention head, step by step, with the real numbers of a forward pass: X → Q, K, V → QKᵀ → ÷√d_k "
@@ -274,7 +297,8 @@ bool PipelineView::onResult(const SnapshotPtr &snapshot)
     auto s = snapshotAs<PipelineSnapshot>(snapshot);
     if (!s) return false;
     if (!subject()->model()) m_fallback = s->model;
-    m_snapshot = std::move(s);
+    // The previous result (n × n matrices) is let go of on the work pool once the panels have replaced it.
+    auto previous = std::exchange(m_snapshot, std::move(s));
     {
         const QSignalBlocker b1(m_layer), b2(m_head);
         setIndexCount(m_layer, m_snapshot->layers);
@@ -291,13 +315,16 @@ bool PipelineView::onResult(const SnapshotPtr &snapshot)
     if (!m_snapshot->note.isEmpty()) info += QStringLiteral("  —  ") + m_snapshot->note;
     m_info->setText(info);
     showStage();
-    return true;
+    releaseInBackground(std::move(previous));
+    return matricesShown();
 }
 
 void PipelineView::onRunFailed(const QString &message)
 {
     // The head or settings cannot run on this model (a session's head the model lacks): the banner says so.
-    showError(couldNotRunText(tr("Pipeline: %1").arg(message), hasResult()));
+    // The job's messages name a field ("layer 3 …"); its token limit already names the workspace.
+    const QString what = message.startsWith(QLatin1String("Pipeline")) ? message : tr("Pipeline: %1").arg(message);
+    showError(couldNotRunText(what, hasResult()));
 }
 
 void PipelineView::onControlsChanged()
@@ -363,11 +390,13 @@ void PipelineView::showStage()
     const QStringList tok = s->tokens;
     const QStringList dk = columnLabels(s->dHead);
     using K = MatrixSpec::Kind;
+    // The snapshot's own storage, shared (an n × n stage is 128 MB at n = 4096; nothing of it is copied here).
+    const auto share = [&](const std::vector<double> &v) { return std::shared_ptr<const std::vector<double>>(m_snapshot, &v); };
     const auto mat = [&](QString title, QString value, const std::vector<double> &v, int cols, QStringList colLabels,
                          K kind = K::Signed) {
         // Token × dimension matrices (X, Q, K, V, Y) or query × key matrices (scores, mask, weights).
         const bool perDimension = cols != s->n || colLabels != tok;
-        return MatrixSpec{std::move(title), std::move(value), s->n, cols, v, {}, tok, std::move(colLabels), kind,
+        return MatrixSpec{std::move(title), std::move(value), s->n, cols, share(v), {}, tok, std::move(colLabels), kind,
                           perDimension ? tr("token") : tr("query"), perDimension ? tr("dimension") : tr("key")};
     };
     const MatrixSpec X = mat(tr("X  (n × d_model = %1 × %2)").arg(s->n).arg(s->dModel), tr("x"), s->x, s->dModel,
@@ -388,8 +417,7 @@ void PipelineView::showStage()
     const MatrixSpec Y = mat(tr("Y = P V  (n × d_k)"), tr("y"), s->stages.output, s->dHead, dk);
 
     MatrixSpec Pm = P;   // masked keys: exactly 0, drawn as masked
-    Pm.masked.resize(s->bias.size());
-    for (std::size_t c = 0; c < s->bias.size(); ++c) Pm.masked[c] = std::isinf(s->bias[c]) ? 1 : 0;
+    Pm.maskedWhere = share(s->bias);
 
     QList<MatrixSpec> shown;
     QString op = QStringLiteral("→");
@@ -410,8 +438,10 @@ void PipelineView::showStage()
                                                  : QList<int>{0, 1, 2};
     for (int i = 0; i < m_panels.size(); ++i) m_panels[i]->setVisible(place.contains(i));
     for (int k = 0; k < shown.size(); ++k) {
-        m_panels[place[k]]->setColorMap(m_colorMap);
-        m_panels[place[k]]->setMatrix(shown[k]);
+        MatrixPanel *panel = m_panels[place[k]];
+        panel->setColorMap(m_colorMap);
+        const std::size_t cells = std::size_t(shown[k].rows) * std::size_t(shown[k].cols);
+        if (auto heatmap = panel->setMatrix(shown[k])) showMatrix(panel->plot(), cells, std::move(heatmap));
     }
     // Empty columns and rows take no room: tables keep their natural size, heatmaps share the space.
     if (auto *grid = qobject_cast<QGridLayout *>(m_panels[0]->parentWidget()->layout())) {

@@ -15,6 +15,7 @@
 
 #include <memory>
 
+class QAbstractButton;
 class QButtonGroup;
 class QLabel;
 class QSpinBox;
@@ -55,10 +56,12 @@ public:
     std::shared_ptr<const PipelineSnapshot> snapshot() const { return m_snapshot; }
     QList<MatrixPanel *> panels() const;     // the panels the current stage shows, left to right
     PipelineControls *controls() const { return m_controls; }
+    QAbstractButton *stageButton(PipelineStage stage) const;   // the stage's label in the stepper
     QString formulaText() const;
     QString checkText() const;
 
 protected:
+    void changeEvent(QEvent *event) override;
     void submit() override;
     bool onResult(const SnapshotPtr &snapshot) override;
     void onRunFailed(const QString &message) override;
