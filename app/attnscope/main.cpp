@@ -101,7 +101,8 @@ int main(int argc, char *argv[])
         auto quiet = std::make_shared<int>(0);
         QObject::connect(poll, &QTimer::timeout, &window, [&window, path, quiet] {
             bool busy = window.explore()->isLoading();
-            for (auto *w : window.findChildren<attnui::Workspace *>()) busy = busy || w->runner()->isBusy();
+            for (auto *w : window.findChildren<attnui::Workspace *>())
+                busy = busy || w->runner()->isBusy() || w->isPreparingResult();
             *quiet = busy ? 0 : *quiet + 1;
             if (*quiet < 6) return;
             QApplication::exit(window.grab().save(path) ? 0 : 1);
