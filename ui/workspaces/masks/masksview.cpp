@@ -134,8 +134,11 @@ void MasksView::buildUi()
     auto *padRow = new QHBoxLayout;
     auto *padLabel = new QLabel(tr("Padding keys (click):"));
     padLabel->setToolTip(tr("Tokens marked here are treated as padding in the key-padding panel"));
-    padRow->addWidget(padLabel);
     m_padStrip = new PaddingStrip;
+    // Level with the chips, which sit at the top of their scroll area (its scroll bar below them).
+    padLabel->setFixedHeight(m_padStrip->sizeHint().height());
+    padLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    padRow->addWidget(padLabel, 0, Qt::AlignTop);
     connect(m_padStrip, &PaddingStrip::toggled, this, &MasksView::togglePadding);
     auto *padScroll = new QScrollArea;
     padScroll->setWidget(m_padStrip);
