@@ -21,14 +21,14 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::optional<HeatmapCell> HeatmapPlot::cellAt(QPointF pos) const
 {
-    if (m_data.rows <= 0 || m_data.cols <= 0) return std::nullopt;
+    if (m_data->rows <= 0 || m_data->cols <= 0) return std::nullopt;
     const QPointF local = d->plot->mapFrom(this, pos);
     if (!d->plot->axisRect()->rect().contains(local.toPoint())) return std::nullopt;
     // Cell i spans [i - 0.5, i + 0.5) on each axis.
     const double kx = d->plot->xAxis->pixelToCoord(local.x());
     const double vy = d->plot->yAxis->pixelToCoord(local.y());
     const int col = int(std::floor(kx + 0.5)), row = int(std::floor(vy + 0.5));
-    if (col < 0 || col >= m_data.cols || row < 0 || row >= m_data.rows) return std::nullopt;
+    if (col < 0 || col >= m_data->cols || row < 0 || row >= m_data->rows) return std::nullopt;
     return HeatmapCell{row, col};
 }
 
@@ -46,10 +46,10 @@ QRect HeatmapPlot::plotArea() const
 
 double HeatmapPlot::cellValue(int row, int col) const
 {
-    if (row < 0 || row >= m_data.rows || col < 0 || col >= m_data.cols) return kNaN;
-    const std::size_t ij = std::size_t(row) * std::size_t(m_data.cols) + std::size_t(col);
-    if (ij >= m_data.values.size() || (m_data.masked.size() == m_data.values.size() && m_data.masked[ij])) return kNaN;
-    return m_data.values[ij];
+    if (row < 0 || row >= m_data->rows || col < 0 || col >= m_data->cols) return kNaN;
+    const std::size_t ij = std::size_t(row) * std::size_t(m_data->cols) + std::size_t(col);
+    if (ij >= m_data->values.size() || (m_data->masked.size() == m_data->values.size() && m_data->masked[ij])) return kNaN;
+    return m_data->values[ij];
 }
 
 QStringList HeatmapPlot::rowTickLabels() const
@@ -69,23 +69,23 @@ void HeatmapPlot::setHoverFormatter(std::function<QString(HeatmapCell)> formatte
 
 QString HeatmapPlot::hoverText(HeatmapCell cell) const
 {
-    if (cell.row < 0 || cell.row >= m_data.rows || cell.col < 0 || cell.col >= m_data.cols) return {};
+    if (cell.row < 0 || cell.row >= m_data->rows || cell.col < 0 || cell.col >= m_data->cols) return {};
     if (m_hoverFormatter) return m_hoverFormatter(cell);
-    const std::size_t ij = std::size_t(cell.row) * std::size_t(m_data.cols) + std::size_t(cell.col);
-    const QString q = cell.row < m_data.rowLabels.size() ? m_data.rowLabels[cell.row] : QString();
-    const QString k = cell.col < m_data.colLabels.size() ? m_data.colLabels[cell.col] : QString();
+    const std::size_t ij = std::size_t(cell.row) * std::size_t(m_data->cols) + std::size_t(cell.col);
+    const QString q = cell.row < m_data->rowLabels.size() ? m_data->rowLabels[cell.row] : QString();
+    const QString k = cell.col < m_data->colLabels.size() ? m_data->colLabels[cell.col] : QString();
     QString text = tr("query %1 “%2” → key %3 “%4”").arg(cell.row).arg(q).arg(cell.col).arg(k);
-    const bool masked = m_data.masked.size() == m_data.values.size() && m_data.masked[ij];
+    const bool masked = m_data->masked.size() == m_data->values.size() && m_data->masked[ij];
     if (masked) return text + QLatin1Char('\n') + tr("masked: weight 0, score −∞");
-    text += QLatin1Char('\n') + tr("weight %1").arg(double(m_data.values[ij]), 0, 'f', 4);
-    if (m_data.scores.size() == m_data.values.size())
-        text += tr("   score %1").arg(double(m_data.scores[ij]), 0, 'f', 3);
+    text += QLatin1Char('\n') + tr("weight %1").arg(double(m_data->values[ij]), 0, 'f', 4);
+    if (m_data->scores.size() == m_data->values.size())
+        text += tr("   score %1").arg(double(m_data->scores[ij]), 0, 'f', 3);
     return text;
 }
 
 void HeatmapPlot::highlightCell(std::optional<HeatmapCell> cell)
 {
-    if (cell && (cell->row < 0 || cell->row >= m_data.rows || cell->col < 0 || cell->col >= m_data.cols)) cell.reset();
+    if (cell && (cell->row < 0 || cell->row >= m_data->rows || cell->col < 0 || cell->col >= m_data->cols)) cell.reset();
     if (cell) {
         d->hoverRect->topLeft->setCoords(cell->col - 0.5, cell->row - 0.5);
         d->hoverRect->bottomRight->setCoords(cell->col + 0.5, cell->row + 0.5);

@@ -35,7 +35,7 @@ void MaskHatch::draw(QCPPainter *painter)
     }
 }
 
-CellValues::CellValues(QCustomPlot *plot, const HeatmapData *data, const QCPColorMap *map)
+CellValues::CellValues(QCustomPlot *plot, const std::shared_ptr<const HeatmapData> *data, const QCPColorMap *map)
     : QCPAbstractItem(plot), m_data(data), m_map(map)
 {
     setSelectable(false);
@@ -43,7 +43,7 @@ CellValues::CellValues(QCustomPlot *plot, const HeatmapData *data, const QCPColo
 
 void CellValues::draw(QCPPainter *painter)
 {
-    const HeatmapData &d = *m_data;
+    const HeatmapData &d = **m_data;
     if (d.rows <= 0 || d.cols <= 0 || d.values.size() != std::size_t(d.rows) * std::size_t(d.cols)) return;
     QCPAxis *x = parentPlot()->xAxis, *y = parentPlot()->yAxis;
     const double w = std::abs(x->coordToPixel(1.0) - x->coordToPixel(0.0));

@@ -44,14 +44,14 @@ private:
 // the exact number is on screen and in exported figures, not only on hover.
 class CellValues : public QCPAbstractItem {
 public:
-    CellValues(QCustomPlot *plot, const HeatmapData *data, const QCPColorMap *map);
+    CellValues(QCustomPlot *plot, const std::shared_ptr<const HeatmapData> *data, const QCPColorMap *map);
     double selectTest(const QPointF &, bool, QVariant *) const override { return -1.0; }
 
 protected:
     void draw(QCPPainter *painter) override;
 
 private:
-    const HeatmapData *m_data;
+    const std::shared_ptr<const HeatmapData> *m_data;   // the plot's, which it replaces when new data comes
     const QCPColorMap *m_map;
 };
 
@@ -78,12 +78,15 @@ struct HeatmapPlot::Private {
     int rowStride = 1, colStride = 1;
     QTimer *refine = nullptr;              // re-pools the visible window after zooming a large matrix
     quint64 generation = 0;                // of setData / setDataAsync calls; stale async results are dropped
+    quint64 applied = 0;                   // of data put on screen; a re-pooling for older data is dropped
     bool preparing = false;
+    bool refining = false;                 // a re-pooling runs on the work pool
+    bool refineAgain = false;              // the view moved meanwhile: re-pool once more when it is done
     int widestColLabel = -1;               // pixels; −1: to be measured
 };
 
 struct HeatmapPlot::Prepared {
-    HeatmapData data;
+    HeatmapData data;                         // empty in a re-pooling (refineStorage)
     std::unique_ptr<QCPColorMapData> cells;   // null: nothing to show
     std::vector<MaskHatch::Run> runs;
     HeatmapLevel level;                       // without its cells (moved into `cells`)

@@ -99,12 +99,12 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
         if (r != axis->range()) axis->setRange(r);
     };
     connect(p->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, clamp] {
-        clamp(d->plot->xAxis, m_data.cols);
+        clamp(d->plot->xAxis, m_data->cols);
         updateTicks();
         scheduleRefine();
     });
     connect(p->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, clamp] {
-        clamp(d->plot->yAxis, m_data.rows);
+        clamp(d->plot->yAxis, m_data->rows);
         updateTicks();
         scheduleRefine();
     });
@@ -114,8 +114,8 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     connect(d->refine, &QTimer::timeout, this, &HeatmapPlot::refineStorage);
     connect(p, &QCustomPlot::afterLayout, this, [this] { updateTicks(); });
     connect(p, &QCustomPlot::mouseDoubleClick, this, [this] {
-        d->plot->xAxis->setRange(-0.5, m_data.cols - 0.5);
-        d->plot->yAxis->setRange(-0.5, m_data.rows - 0.5);
+        d->plot->xAxis->setRange(-0.5, m_data->cols - 0.5);
+        d->plot->yAxis->setRange(-0.5, m_data->rows - 0.5);
         d->plot->replot(QCustomPlot::rpQueuedReplot);
     });
 
@@ -203,11 +203,13 @@ HeatmapPlot::Prepared HeatmapPlot::prepare(HeatmapData data, int maxCells)
 
 void HeatmapPlot::apply(Prepared prepared)
 {
-    HeatmapData old = std::exchange(m_data, std::move(prepared.data));
+    std::shared_ptr<const HeatmapData> old =
+        std::exchange(m_data, std::make_shared<const HeatmapData>(std::move(prepared.data)));
+    ++d->applied;
     d->widestColLabel = -1;
     // Freeing a large matrix (hundreds of MB at 4096 tokens: weights, scores, mask) is left to the thread pool.
-    if (old.values.size() > (std::size_t(1) << 20)) releaseInBackground(std::move(old));
-    const int rows = m_data.rows, cols = m_data.cols;
+    if (old->values.size() > (std::size_t(1) << 20)) releaseInBackground(std::move(old));
+    const int rows = m_data->rows, cols = m_data->cols;
     if (prepared.cells) {
         d->map->setData(prepared.cells.release(), false);   // takes ownership
         d->map->setVisible(true);
@@ -219,7 +221,7 @@ void HeatmapPlot::apply(Prepared prepared)
     d->rowStride = prepared.level.rowStride;
     d->colStride = prepared.level.colStride;
     d->hatch->setRuns(std::move(prepared.runs));
-    if (m_data.valueRange) std::tie(d->lower, d->upper) = *m_data.valueRange;
+    if (m_data->valueRange) std::tie(d->lower, d->upper) = *m_data->valueRange;
     d->map->setDataRange(QCPRange(d->lower, d->upper));
     d->plot->xAxis->setRange(-0.5, std::max(cols, 1) - 0.5);
     d->plot->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
@@ -239,12 +241,17 @@ void HeatmapPlot::showCells(int firstRow, int lastRow, int firstCol, int lastCol
 
 void HeatmapPlot::scheduleRefine()
 {
-    if (m_data.rows > kMaxStorageCells || m_data.cols > kMaxStorageCells) d->refine->start();
+    if (m_data->rows > kMaxStorageCells || m_data->cols > kMaxStorageCells) d->refine->start();
 }
 
 void HeatmapPlot::refineStorage()
 {
-    const HeatmapData &m = m_data;
+    if (d->refining) {   // one re-pooling at a time; the latest view follows when it is done
+        d->refineAgain = true;
+        return;
+    }
+    const std::shared_ptr<const HeatmapData> data = m_data;
+    const HeatmapData &m = *data;
     if (!d->map->visible() || m.values.size() != std::size_t(m.rows) * std::size_t(m.cols)) return;
     const QCPRange xr = d->plot->xAxis->range(), yr = d->plot->yAxis->range();
     const HeatmapWindow want = windowForView(xr.lower, xr.upper, yr.lower, yr.upper, m.rows, m.cols);
@@ -256,13 +263,35 @@ void HeatmapPlot::refineStorage()
     const HeatmapWindow &have = d->window;
     const bool covers = have.r0 <= visR0 && have.r1 >= visR1 && have.c0 <= visC0 && have.c1 >= visC1;
     if (covers && stride(want.rowCount()) == d->rowStride && stride(want.colCount()) == d->colStride) return;
-    const bool haveMask = m.masked.size() == m.values.size();
-    HeatmapLevel level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols, want, cap);
-    d->map->setData(makeCells(level).release(), false);
-    d->window = level.window;
-    d->rowStride = level.rowStride;
-    d->colStride = level.colStride;
-    d->plot->replot(QCustomPlot::rpQueuedReplot);
+    // Pooled on the work pool: the window of a 4096² matrix is up to 16 M cells to read. The job holds the data
+    // it reads; its result is dropped when other data has been shown meanwhile.
+    d->refining = true;
+    d->refineAgain = false;
+    const quint64 applied = d->applied;
+    using PreparedPtr = std::shared_ptr<Prepared>;
+    auto *watcher = new QFutureWatcher<PreparedPtr>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, applied] {
+        watcher->deleteLater();
+        d->refining = false;
+        PreparedPtr level = watcher->result();
+        if (applied == d->applied && level->cells) {
+            d->map->setData(level->cells.release(), false);   // takes ownership
+            d->window = level->level.window;
+            d->rowStride = level->level.rowStride;
+            d->colStride = level->level.colStride;
+            d->plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+        if (d->refineAgain) scheduleRefine();
+    });
+    watcher->setFuture(QtConcurrent::run(workPool(), [data, want, cap] {
+        const HeatmapData &m = *data;
+        const bool haveMask = m.masked.size() == m.values.size();
+        auto p = std::make_shared<Prepared>();
+        p->level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols, want, cap);
+        p->cells = makeCells(p->level);
+        p->level.cells.clear();
+        return p;
+    }));
 }
 
 void HeatmapPlot::updateTicks()
@@ -298,7 +327,7 @@ void HeatmapPlot::updateTicks()
     // Measured once per matrix and font: the ticks are updated on every pan, zoom and layout pass.
     if (d->widestColLabel < 0) {
         d->widestColLabel = 0;
-        for (const QString &s : m_data.colLabels) d->widestColLabel = std::max(d->widestColLabel, fm.horizontalAdvance(s));
+        for (const QString &s : m_data->colLabels) d->widestColLabel = std::max(d->widestColLabel, fm.horizontalAdvance(s));
     }
     const int widest = d->widestColLabel;
     // Horizontal key labels when they fit side by side, otherwise vertical ones.
@@ -308,9 +337,9 @@ void HeatmapPlot::updateTicks()
         p->xAxis->setTickLabelRotation(rotation);
         changed = true;
     }
-    fill(d->colTicker.data(), p->xAxis, m_data.colLabels, m_data.cols, pxPerCol,
+    fill(d->colTicker.data(), p->xAxis, m_data->colLabels, m_data->cols, pxPerCol,
          rotate ? fm.height() + 2 : widest + 8);
-    fill(d->rowTicker.data(), p->yAxis, m_data.rowLabels, m_data.rows, pxPerRow, fm.height() + 2);
+    fill(d->rowTicker.data(), p->yAxis, m_data->rowLabels, m_data->rows, pxPerRow, fm.height() + 2);
     if (changed) p->replot(QCustomPlot::rpQueuedReplot);
     d->updatingTicks = false;
 }

@@ -56,7 +56,7 @@ public:
     void setDataAsync(std::function<HeatmapData()> build);
     bool isPreparing() const;
     void clear();
-    const HeatmapData &data() const { return m_data; }
+    const HeatmapData &data() const { return *m_data; }
 
     void setTitle(const QString &title);
     QString title() const;
@@ -127,7 +127,8 @@ private:
     void applyPalette();
     void setHover(std::optional<HeatmapCell> cell, QPoint globalPos);
 
-    HeatmapData m_data;
+    // Shared, never null: a zoom's re-pooling reads it on the work pool while the plot may already show newer data.
+    std::shared_ptr<const HeatmapData> m_data = std::make_shared<const HeatmapData>();
     ColorMap m_colorMap = ColorMap::Viridis;
     std::function<QString(HeatmapCell)> m_hoverFormatter;
     std::unique_ptr<Private> d;
