@@ -10,6 +10,7 @@
 #include "shell/theme.h"
 #include "workspaces/pipeline/pipelineview.h"
 #include "uitestsupport.h"
+#include "export/figureexport.h"
 
 #include <attnscope/mask.h>
 #include <attnscope/textmodel.h>
@@ -17,6 +18,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QSlider>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTableView>
 #include <QSignalSpy>
@@ -83,6 +85,7 @@ private slots:
     void clickerKeysStepWhereverTheFocusIs();
     void stageLabelsFollowTheTheme();
     void tablesAndHeatmaps();
+    void exportedFigureShowsEveryTable();
     void sessionRoundTrip();
     void sessionErrors_data();
     void sessionErrors();
@@ -396,6 +399,43 @@ void TestPipeline::tablesAndHeatmaps()
     QCOMPARE(p->plot()->data().rows, 14);
     QCOMPARE(f.view->currentFigure(), p->plot());
     QVERIFY(std::isnan(p->plot()->cellValue(0, 5)));   // masked cells have no value
+}
+
+// The default export size makes room for all of the stage's tables: laid out at it, the matrices' scroll area
+// hides nothing (at the size on screen, 1200 × 800, it scrolls: P and V stacked are taller than the window).
+void TestPipeline::exportedFigureShowsEveryTable()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa va ro na ga mu ta zo"));
+    f.view->resize(1200, 800);
+    f.view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    f.run(PipelineSettings{});
+    f.view->setStage(PipelineStage::Output);   // P and V on the left, Y on the right: three 12-row tables
+    QCoreApplication::processEvents();
+    QWidget *figure = f.view->figureWidget();
+    QVERIFY(figure);
+    QScrollArea *area = nullptr;
+    for (QScrollArea *a : figure->findChildren<QScrollArea *>())
+        if (a->isVisibleTo(figure) && a->widgetResizable()) area = a;
+    QVERIFY(area);
+    const auto hides = [area] {
+        const QSize need = area->widget()->sizeHint(), have = area->viewport()->size();
+        return need.width() > have.width() || need.height() > have.height();
+    };
+    QVERIFY2(hides(), "the window was meant to be too small for the tables");
+    const QString caption = f.view->figureCaption();
+    const QSize size = defaultFigureSize(figure, caption);
+    // As an export lays it out: the figure on its own at the size, less the caption line.
+    QWidget *parent = figure->parentWidget();
+    figure->setParent(nullptr);
+    figure->resize(size.width(), size.height() - int(std::ceil(QFontMetricsF(figure->font()).height() * 1.8)));
+    figure->show();
+    QVERIFY(QTest::qWaitForWindowExposed(figure));
+    QCoreApplication::processEvents();
+    QVERIFY2(!hides(), qPrintable(QStringLiteral("content %1×%2, shown %3×%4")
+                                      .arg(area->widget()->sizeHint().width()).arg(area->widget()->sizeHint().height())
+                                      .arg(area->viewport()->width()).arg(area->viewport()->height())));
+    figure->setParent(parent);   // back, to be deleted with the view
 }
 
 void TestPipeline::sessionRoundTrip()

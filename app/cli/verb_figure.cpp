@@ -12,6 +12,7 @@
 #include <kit/subject.h>
 #include <kit/workspace.h>
 #include <kit/workspaces.h>
+#include <plots/heatmapplot.h>
 
 #include <attnscope/attention.h>
 #include <attnscope/textmodel.h>
@@ -31,15 +32,22 @@ const QSize kWindow(1600, 960);         // the GUI's default window, less menus 
 constexpr int kSettleMs = 400;          // idle this long counts as done (views debounce their runs by ≤ 200 ms)
 constexpr int kTimeoutMs = 120000;
 
-// Pumps events until `runner` has been idle for kSettleMs; false on timeout.
-bool waitUntilIdle(const attnui::EngineRunner *runner)
+// Pumps events until the workspace's runner has been idle, and no heatmap of it is still being prepared on the
+// work pool (a matrix over 512² cells is), for kSettleMs; false on timeout.
+bool waitUntilIdle(const attnui::Workspace *workspace)
 {
+    const auto busy = [workspace] {
+        if (workspace->runner()->isBusy() || workspace->isPreparingResult()) return true;
+        for (const attnui::HeatmapPlot *plot : workspace->findChildren<attnui::HeatmapPlot *>())
+            if (plot->isPreparing()) return true;
+        return false;
+    };
     QElapsedTimer total, idle;
     total.start();
     idle.start();
     while (total.elapsed() < kTimeoutMs) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        if (runner->isBusy()) idle.restart();
+        if (busy()) idle.restart();
         else if (idle.elapsed() >= kSettleMs) return true;
         QThread::msleep(5);
     }
@@ -201,12 +209,12 @@ int figureVerb(const QStringList &args)
     // figure of the requested size.
     workspace->resize(options.size.isEmpty() ? kWindow : options.size.expandedTo(kWindow) + QSize(480, 160));
     workspace->show();
-    if (!waitUntilIdle(workspace->runner())) {
+    if (!waitUntilIdle(workspace.get())) {
         printError(verb, QStringLiteral("timed out waiting for the %1 workspace").arg(workspace->title()));
         return kExitError;
     }
     if (QString error; !workspace->showView(view, &error)) return opts.fail(QStringLiteral("--view: %1").arg(error));
-    if (!waitUntilIdle(workspace->runner())) {
+    if (!waitUntilIdle(workspace.get())) {
         printError(verb, QStringLiteral("timed out waiting for the %1 workspace").arg(workspace->title()));
         return kExitError;
     }

@@ -8,9 +8,12 @@
 #include <QLayout>
 #include <QPageSize>
 #include <QPainter>
+#include <QPointer>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSvgGenerator>
+#include <QTableView>
 #include <QWidget>
 
 #include <cmath>
@@ -45,6 +48,19 @@ void relayout(QWidget *root)
         }
 }
 
+// Tables that size themselves to their content (AdjustToContents) know it only once their headers have measured
+// the cells, which a figure never shown on screen has not done: without this they are drawn clipped, with scroll
+// bars.
+void measureTables(QWidget *figure)
+{
+    for (QTableView *t : figure->findChildren<QTableView *>()) {
+        t->resizeColumnsToContents();
+        t->resizeRowsToContents();
+        t->updateGeometry();
+    }
+    relayout(figure);
+}
+
 // The figure at `size` for the duration of an export, then back to its own size.
 class ExportGeometry {
 public:
@@ -55,13 +71,26 @@ public:
                 w->hide();
                 m_hidden.append(w);
             }
+        // A figure shows no scroll bars: what they would scroll to is what defaultFigureSize() made room for.
+        for (QAbstractScrollArea *area : figure->findChildren<QAbstractScrollArea *>()) {
+            m_scrollBars.append({area, area->horizontalScrollBarPolicy(), area->verticalScrollBarPolicy()});
+            area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+            area->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        }
+        measureTables(figure);
         m_figure->resize(size);
         relayout(m_figure);
+        relayout(m_figure);   // again: the tables' new size hints reach the layouts above them on the first pass
         preparePlotsForExport(m_figure);
     }
     ~ExportGeometry()
     {
         for (QWidget *w : m_hidden) w->show();
+        for (const ScrollBars &b : m_scrollBars) {
+            if (!b.area) continue;
+            b.area->setHorizontalScrollBarPolicy(b.horizontal);
+            b.area->setVerticalScrollBarPolicy(b.vertical);
+        }
         m_figure->resize(m_old);
         relayout(m_figure);
         preparePlotsForExport(m_figure);
@@ -71,6 +100,11 @@ private:
     QWidget *m_figure;
     QSize m_old;
     QList<QWidget *> m_hidden;
+    struct ScrollBars {
+        QPointer<QAbstractScrollArea> area;
+        Qt::ScrollBarPolicy horizontal, vertical;
+    };
+    QList<ScrollBars> m_scrollBars;
 };
 
 // Paints the figure and its caption into `painter`, whose coordinates are logical pixels of a `total`-sized page.
@@ -117,11 +151,23 @@ QSize defaultFigureSize(const QWidget *figure, const QString &caption)
     if (!figure) return kFallbackSize;
     QSize onScreen = figure->size();
     if (!figure->isVisible() || onScreen.width() < 300 || onScreen.height() < 200) return kFallbackSize;
-    // A figure that fills a scroll area (the head grid) is only as tall as its content.
+    // A figure that fills a scroll area itself (the head grid) is only as tall as its content.
+    int shrink = 0;
     if (figure->hasHeightForWidth()) {
         const int h = figure->heightForWidth(onScreen.width());
-        if (h >= 100 && h < onScreen.height()) onScreen.setHeight(h);
+        if (h >= 100 && h < onScreen.height()) shrink = onScreen.height() - h;
     }
+    // A figure with a scroll area inside (Pipeline's matrices) grows by what the area would hide at that size, so
+    // that the picture shows all of it and no scroll bars (ExportGeometry turns them off).
+    measureTables(const_cast<QWidget *>(figure));
+    QSize grow(0, 0);
+    for (const QScrollArea *area : figure->findChildren<QScrollArea *>()) {
+        if (!area->isVisibleTo(figure) || !area->widget() || !area->widgetResizable()) continue;
+        const QSize need = area->widget()->sizeHint().expandedTo(area->widget()->minimumSizeHint());
+        const QSize have = area->viewport()->size() - QSize(0, shrink);
+        grow = grow.expandedTo(need - have);
+    }
+    onScreen = QSize(onScreen.width(), onScreen.height() - shrink) + grow;
     return onScreen + QSize(0, captionHeight(figure, caption));
 }
 
