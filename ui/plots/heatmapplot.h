@@ -121,6 +121,7 @@ private:
     // draw; at their ~300 px they show no more than 300²).
     int storageCap(int rows, int cols) const;
     void apply(Prepared prepared);
+    void replotLater();   // a queued replot, unless new data is being prepared
     void scheduleRefine();
     void refineStorage();
     void updateTicks();

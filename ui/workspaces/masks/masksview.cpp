@@ -381,22 +381,21 @@ void MasksView::showSnapshot()
             data.rowLabels = data.colLabels = snap->tokens;
             return data;
         };
+        // The matrices first: a plot whose data is being prepared takes its title and range without a replot.
         HeatmapPlot *w = m_weightPlots[int(i)];
-        w->setTitle(name);
-        w->setToolTip(name == QLatin1String("custom") ? tr("Your own mask: click or drag over cells to allow or block them") : QString());
         if (name == QLatin1String("custom")) {
             sizeEditor(L);
             m_body->rearrange();
             showMatrix(m_editor, cells, weights);
         }
         showMatrix(w, cells, weights);
+        w->setTitle(name);
+        w->setToolTip(name == QLatin1String("custom") ? tr("Your own mask: click or drag over cells to allow or block them") : QString());
         if (i == 0) {
             m_panelNotes[0]->setText(tr("baseline"));
             continue;
         }
         HeatmapPlot *d = m_diffPlots[int(i)];
-        d->setTitle(tr("Δ vs model's own"));
-        d->setDivergingRange(range);
         showMatrix(d, cells, [snap = m_snapshot, i] {
             HeatmapData diff;
             diff.rows = diff.cols = snap->length();
@@ -404,6 +403,8 @@ void MasksView::showSnapshot()
             diff.rowLabels = diff.colLabels = snap->tokens;
             return diff;
         });
+        d->setTitle(tr("Δ vs model's own"));
+        d->setDivergingRange(range);
         const std::vector<float> *base = &c.variants[c.baseline].weights, *mine = &h.weights;
         const QStringList tokens = s.tokens;
         d->setHoverFormatter([base, mine, tokens, L, snap = m_snapshot](HeatmapCell cell) {
