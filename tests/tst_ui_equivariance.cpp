@@ -11,6 +11,7 @@
 #include "workspaces/equivariance/equivarianceview.h"
 #include "kit/permutationstrip.h"
 #include "uitestsupport.h"
+#include "export/figureexport.h"
 
 #include <attnscope/equivariance.h>
 #include <attnscope/textmodel.h>
@@ -62,6 +63,7 @@ private slots:
     void sessionStateBeforeItsModel();
     void followsTheSubjectOnlyWhenShown();
     void headlessViewSwitchesTheHead();
+    void defaultFigureKeepsBothRows();
 };
 
 void TestUiEquivariance::initTestCase()
@@ -319,6 +321,27 @@ void TestUiEquivariance::headlessViewSwitchesTheHead()
     QVERIFY(!view.showView(QStringLiteral("equivariance:9.9"), &error));
     QVERIFY(error.contains(QStringLiteral("9.9")));
     QVERIFY(!view.showView(QStringLiteral("masks:0.0"), &error));
+}
+
+// The default export size is the figure as on screen: its wrapped explanation gives it a height for width, which
+// once shrank the picture to the labels' height and squeezed the lower row of plots out of it.
+void TestUiEquivariance::defaultFigureKeepsBothRows()
+{
+    Subject subject;
+    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
+    subject.setText(QString::fromLatin1(kText));
+    EquivarianceView view(&subject);
+    view.resize(1600, 1000);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(runAndWait(view));
+    QWidget *figure = view.figureWidget();
+    QVERIFY(figure);
+    QVERIFY(figure->hasHeightForWidth());
+    const QSize size = defaultFigureSize(figure, view.figureCaption());
+    QCOMPARE(size.width(), figure->width());
+    QVERIFY2(size.height() >= figure->height(),
+             qPrintable(QStringLiteral("export %1 px tall, on screen %2").arg(size.height()).arg(figure->height())));
 }
 
 QTEST_MAIN(TestUiEquivariance)

@@ -151,9 +151,11 @@ QSize defaultFigureSize(const QWidget *figure, const QString &caption)
     if (!figure) return kFallbackSize;
     QSize onScreen = figure->size();
     if (!figure->isVisible() || onScreen.width() < 300 || onScreen.height() < 200) return kFallbackSize;
-    // A figure that fills a scroll area itself (the head grid) is only as tall as its content.
+    // A figure that fills a scroll area (the head grid) is only as tall as its content, which it says itself
+    // (heightForWidth of a widget without a layout). A layout's height for width counts only what wraps (labels):
+    // taken for Equivariance's figure, it squeezed the lower row of plots out of the picture.
     int shrink = 0;
-    if (figure->hasHeightForWidth()) {
+    if (!figure->layout() && figure->hasHeightForWidth()) {
         const int h = figure->heightForWidth(onScreen.width());
         if (h >= 100 && h < onScreen.height()) shrink = onScreen.height() - h;
     }

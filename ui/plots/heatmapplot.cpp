@@ -143,10 +143,14 @@ void HeatmapPlot::setData(HeatmapData data)
 
 int HeatmapPlot::storageCap(int rows, int cols) const
 {
+    return storageCapFor(rows, cols, plotArea().size(), devicePixelRatioF());
+}
+
+int HeatmapPlot::storageCapFor(int rows, int cols, QSize area, qreal dpr)
+{
     if (std::max(rows, cols) <= kMaxStorageCells) return kMaxStorageCells;   // every cell stored as it is
-    const QRect area = plotArea();
     if (area.width() < 16 || area.height() < 16) return kMaxStorageCells;    // not laid out yet
-    const double px = std::max(area.width(), area.height()) * devicePixelRatioF();
+    const double px = std::max(area.width(), area.height()) * dpr;
     return std::clamp(int(std::ceil(px)), 128, kMaxStorageCells);
 }
 
@@ -163,14 +167,13 @@ void HeatmapPlot::setDataAsync(std::function<HeatmapData()> build)
         apply(std::move(*watcher->result()));
     });
     // The job holds no pointer to this plot: if the plot goes first, the result is simply dropped.
-    // The storage resolution follows the plot's size now; a plot resized later refines it (resizeEvent).
-    const int cap = std::clamp(std::max(plotArea().width(), plotArea().height()), 0, kMaxStorageCells);
+    // The storage resolution follows the plot's size now (the size of the matrix is known only in the job); a plot
+    // made larger later shows it a little coarser until the next zoom or data.
+    const QSize area = plotArea().size();
     const qreal dpr = devicePixelRatioF();
-    watcher->setFuture(QtConcurrent::run(workPool(), [build = std::move(build), cap, dpr] {
+    watcher->setFuture(QtConcurrent::run(workPool(), [build = std::move(build), area, dpr] {
         HeatmapData data = build();
-        const int maxCells = std::max(data.rows, data.cols) <= kMaxStorageCells || cap < 16
-                                 ? kMaxStorageCells
-                                 : std::clamp(int(std::ceil(cap * dpr)), 128, kMaxStorageCells);
+        const int maxCells = storageCapFor(data.rows, data.cols, area, dpr);
         return std::make_shared<Prepared>(prepare(std::move(data), maxCells));
     }));
 }

@@ -120,6 +120,7 @@ private:
     // the plot has pixels (nine 4096-token panels at 1024² each cost the UI thread ~30 ms apiece to colour and
     // draw; at their ~300 px they show no more than 300²).
     int storageCap(int rows, int cols) const;
+    static int storageCapFor(int rows, int cols, QSize area, qreal dpr);   // the same, for a plot area of `area`
     void apply(Prepared prepared);
     void replotLater();   // a queued replot, unless new data is being prepared
     void scheduleRefine();
