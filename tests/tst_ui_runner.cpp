@@ -5,6 +5,7 @@
 #include "workspaces/explore/experiment.h"
 #include "workspaces/explore/modelrun.h"
 #include "runner/enginerunner.h"
+#include "runner/workpool.h"
 
 #include <QThread>
 #include <QtTest>
@@ -13,6 +14,12 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 using namespace attnui;
 
@@ -57,6 +64,7 @@ class TestUiRunner : public QObject {
 private slots:
     void finishedIsDelivered();
     void workRunsOffTheGuiThread();
+    void workRunsAtBackgroundPriority();
     void staleResultsAreDropped();
     void failedOnBadInput_data();
     void failedOnBadInput();
@@ -103,6 +111,30 @@ void TestUiRunner::workRunsOffTheGuiThread()
     QVERIFY(jobThread.load() != nullptr);
     QVERIFY(jobThread.load() != QThread::currentThread());
     QVERIFY(jobThread.load() != qApp->thread());
+}
+
+void TestUiRunner::workRunsAtBackgroundPriority()
+{
+#ifdef __linux__
+    // The job's thread, and a thread it starts (as the engine's parallelFor does), run kBackgroundNice lower
+    // than the GUI thread; the GUI thread keeps its own priority.
+    const auto niceOfThisThread = [] { return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))); };
+    const int gui = niceOfThisThread();
+    EngineRunner runner;
+    QSignalSpy finished(&runner, &EngineRunner::finished);
+    std::atomic<int> job{-100}, child{-100};
+    runner.submit([&](const JobContext &) -> attn::Result<std::shared_ptr<Snapshot>> {
+        job = niceOfThisThread();
+        std::thread([&] { child = niceOfThisThread(); }).join();
+        return std::shared_ptr<Snapshot>(std::make_shared<ValueSnapshot>());
+    });
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(job.load(), std::min(19, gui + kBackgroundNice));
+    QCOMPARE(child.load(), job.load());
+    QCOMPARE(niceOfThisThread(), gui);
+#else
+    QSKIP("thread priorities are checked on Linux");
+#endif
 }
 
 void TestUiRunner::staleResultsAreDropped()

@@ -4,8 +4,12 @@
 
 #include "plots/xyplot.h"
 
+#include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
+#include <limits>
 
 using namespace attnui;
 
@@ -13,6 +17,7 @@ class TestUiXYPlot : public QObject {
     Q_OBJECT
 private slots:
     void bars();
+    void denseBars();
     void scatterWithFit();
     void lines();
     void exportFormats_data();
@@ -39,6 +44,69 @@ void TestUiXYPlot::bars()
     // The top of a bar is under its own series and category.
     const QPointF top = plot.pointCenter({0, 2}) + QPointF(0, 5);
     QCOMPARE(plot.pointAt(top), (std::optional<XYPoint>{XYPoint{0, 2}}));
+}
+
+void TestUiXYPlot::denseBars()
+{
+    // 300 categories on a 600 px plot are under 3 px each: one line per category instead of a bar. The left half
+    // of series 0 is +1 and the right half of series 1 is −1, so each half of the picture shows one series' colour
+    // on one side of the zero line.
+    XYPlot plot;
+    plot.resize(600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    const int n = 300;
+    QStringList cats;
+    std::vector<double> a(n, 0.0), b(n, 0.0);
+    for (int i = 0; i < n; ++i) {
+        cats << QStringLiteral("t%1").arg(i);
+        (i < n / 2 ? a : b)[std::size_t(i)] = i < n / 2 ? 1.0 : -1.0;
+    }
+    b[7] = std::numeric_limits<double>::quiet_NaN();   // a missing value draws nothing and does not break the rest
+    plot.setBars(cats, {XYSeries{QStringLiteral("causal"), {}, a, {}}, XYSeries{QStringLiteral("window"), {}, b, {}}});
+    QVERIFY(plot.denseBars());
+    // The hover names every series: their lines share the category's pixel column.
+    QCOMPARE(plot.hoverText({1, 200}), QStringLiteral("t200\ncausal: 0.0000\nwindow: -1.0000"));
+    QTest::qWait(50);
+    const QRect area = plot.plotArea();
+    const QImage image = plot.grab().toImage();
+    const auto dist = [](QColor x, QColor y) {
+        return std::abs(x.red() - y.red()) + std::abs(x.green() - y.green()) + std::abs(x.blue() - y.blue());
+    };
+    const int aboveZero = area.top() + area.height() / 4, belowZero = area.bottom() - area.height() / 4;
+    // Two series are drawn with alpha 200 over the plot's white background.
+    const auto drawn = [&](int series) {
+        const QColor c = plot.seriesColor(series);
+        const auto mix = [](int v) { return (v * 200 + 255 * 55) / 255; };
+        return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
+    };
+    QVERIFY(dist(drawn(0), drawn(1)) > 90);
+    // Where two lines of a series overlap by a fraction of a pixel the colour is darker: a pixel shows a series
+    // when it is far from white (grid lines are light grey) and nearer that series' colour than the other's.
+    const QColor white(255, 255, 255);
+    const auto inked = [&](QColor px) { return dist(px, white) > 150; };
+    const auto shows = [&](QColor px, int series) { return inked(px) && dist(px, drawn(series)) < dist(px, drawn(1 - series)); };
+    int leftA = 0, rightB = 0, wrong = 0;
+    for (int x = area.left() + 4; x < area.right() - 4; ++x) {
+        const bool left = x < area.left() + area.width() / 2 - 4, right = x > area.left() + area.width() / 2 + 4;
+        const QColor up = image.pixelColor(x, aboveZero), down = image.pixelColor(x, belowZero);
+        if (left && shows(up, 0)) ++leftA;
+        if (right && shows(down, 1)) ++rightB;
+        if ((right && inked(up)) || (left && inked(down))) ++wrong;
+    }
+    const int half = area.width() / 2 - 8;
+    QVERIFY2(leftA > half * 95 / 100, qPrintable(QStringLiteral("%1 of %2 columns").arg(leftA).arg(half)));
+    QVERIFY2(rightB > half * 95 / 100, qPrintable(QStringLiteral("%1 of %2 columns").arg(rightB).arg(half)));
+    QCOMPARE(wrong, 0);
+    QCOMPARE(plot.pointAt(plot.pointCenter({1, 200}) + QPointF(0, -3)), (std::optional<XYPoint>{XYPoint{0, 200}}));
+    // Wide enough for 300 bars (over 3 px each): bars again, and the hover names its own series.
+    plot.resize(1400, 400);
+    QTest::qWait(50);
+    QVERIFY(!plot.denseBars());
+    QCOMPARE(plot.hoverText({1, 200}), QStringLiteral("window\nt200: -1.0000"));
+    plot.resize(600, 400);
+    QTest::qWait(50);
+    QVERIFY(plot.denseBars());
 }
 
 void TestUiXYPlot::scatterWithFit()

@@ -26,6 +26,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     d->plot = new QCustomPlot(this);
+    d->plot->setObjectName(QStringLiteral("heatmap-canvas"));   // names the canvas in profiles (attnscope-uibench --profile)
     layout->addWidget(d->plot);
     QCustomPlot *p = d->plot;
     p->setMouseTracking(true);
@@ -171,7 +172,7 @@ void HeatmapPlot::setDataAsync(std::function<HeatmapData()> build)
     // made larger later shows it a little coarser until the next zoom or data.
     const QSize area = plotArea().size();
     const qreal dpr = devicePixelRatioF();
-    watcher->setFuture(QtConcurrent::run(workPool(), [build = std::move(build), area, dpr] {
+    watcher->setFuture(runInBackground([build = std::move(build), area, dpr] {
         HeatmapData data = build();
         const int maxCells = storageCapFor(data.rows, data.cols, area, dpr);
         return std::make_shared<Prepared>(prepare(std::move(data), maxCells));
@@ -286,7 +287,7 @@ void HeatmapPlot::refineStorage()
         }
         if (d->refineAgain) scheduleRefine();
     });
-    watcher->setFuture(QtConcurrent::run(workPool(), [data, want, cap] {
+    watcher->setFuture(runInBackground([data, want, cap] {
         const HeatmapData &m = *data;
         const bool haveMask = m.masked.size() == m.values.size();
         auto p = std::make_shared<Prepared>();

@@ -59,6 +59,7 @@ struct XYPlot::Private {
     std::optional<XYPoint> hover;
     QPoint pressPos;
     int barTickStride = 0;                 // every how many categories a bar chart labels (0: not set yet)
+    bool denseBars = false;                // bars drawn as one line per category (see XYPlot::wantsDenseBars)
 };
 
 XYPlot::XYPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>())
@@ -66,6 +67,7 @@ XYPlot::XYPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>()
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     d->plot = new QCustomPlot(this);
+    d->plot->setObjectName(QStringLiteral("xyplot-canvas"));   // names the canvas in profiles (attnscope-uibench --profile)
     layout->addWidget(d->plot);
     d->plot->setMouseTracking(true);
     d->plot->installEventFilter(this);
@@ -169,6 +171,16 @@ void XYPlot::resizeEvent(QResizeEvent *event)
     // A title wider than the plot wraps instead of being cut off.
     // Legend entries that do not fit in one row go on more rows.
     const bool title = plottext::fitTitle(d->title, d->fullTitle, d->plot->width());
+    if (m_kind == XYKind::Bars && wantsDenseBars() != d->denseBars) {
+        rebuild();   // too narrow for bars, or wide enough again
+        return;
+    }
+    if (d->denseBars)
+        for (QCPAbstractPlottable *line : d->plottables) {
+            QPen pen = line->pen();
+            pen.setWidthF(denseLineWidth());
+            line->setPen(pen);
+        }
     const int stride = d->barTickStride;
     if (m_kind == XYKind::Bars) updateBarTicks();   // more or fewer category labels fit
     if (plottext::fitLegend(d->plot->legend, d->plot->width()) || title || stride != d->barTickStride)
@@ -216,6 +228,28 @@ void XYPlot::setColorMap(ColorMap map)
     rebuild();
 }
 
+bool XYPlot::denseBars() const
+{
+    return d->denseBars;
+}
+
+double XYPlot::denseLineWidth() const
+{
+    // As wide as a category's slot, so the lines fill the axis like bars (a 1 px line per 1.8 px slot reads as
+    // stripes), at least 1 px.
+    const int axisWidth = std::max(100, d->plot->width() - 80);
+    return std::max(1.0, std::ceil(double(axisWidth) / std::max<double>(1, m_categories.size())));
+}
+
+bool XYPlot::wantsDenseBars() const
+{
+    // Below about 3 px per category a bar is thinner than its gap and thousands of them cost the UI thread
+    // milliseconds per replot (QCPBars fills one polygon per bar). One vertical line from 0 per category shows the
+    // same thing, and QCPGraph's adaptive sampling draws only each pixel column's lowest and highest value.
+    const int axisWidth = std::max(100, d->plot->width() - 80);
+    return m_categories.size() > 0 && double(axisWidth) / double(m_categories.size()) < 3.0;
+}
+
 double XYPlot::barWidth() const
 {
     return 0.8 / std::max<double>(1, m_series.size());
@@ -223,6 +257,7 @@ double XYPlot::barWidth() const
 
 double XYPlot::barOffset(int series) const
 {
+    if (d->denseBars) return 0.0;   // every series' line at its category's centre
     return (series - (m_series.size() - 1) / 2.0) * barWidth();
 }
 
@@ -264,22 +299,45 @@ void XYPlot::rebuild()
         p->xAxis->setRange(-0.6, std::max<double>(0.0, m_categories.size() - 0.4));
         // Side by side within a category: 80 % of the slot, one bar per series (no QCPBarsGroup, so that
         // pointAt/pointCenter use the same offsets).
+        d->denseBars = wantsDenseBars();
         const double width = barWidth();
         for (int i = 0; i < m_series.size(); ++i) {
+            const std::vector<double> &y = m_series[i].y;
+            const QColor c = seriesColor(i);
+            if (d->denseBars) {
+                auto *g = new QCPGraph(p->xAxis, p->yAxis);
+                g->setName(m_series[i].name);
+                g->setLineStyle(QCPGraph::lsImpulse);
+                // Later series draw over earlier ones; a little transparency keeps both readable where they meet.
+                QColor line = c;
+                if (m_series.size() > 1) line.setAlpha(200);
+                g->setPen(QPen(line, denseLineWidth()));
+                g->setAntialiased(false);   // crisp columns; neighbouring lines touch instead of blurring
+                g->setBrush(c);   // the legend's icon only: an impulse plot has no fill
+                g->setAdaptiveSampling(true);
+                QVector<double> keys, values;
+                keys.reserve(qsizetype(y.size()));
+                values.reserve(qsizetype(y.size()));
+                for (std::size_t k = 0; k < y.size(); ++k)
+                    if (std::isfinite(y[k])) keys << m_series[i].x[k], values << y[k];   // no line for a missing value
+                g->setData(keys, values, true);
+                d->plottables << g;
+                continue;
+            }
             auto *bars = new QCPBars(p->xAxis, p->yAxis);
             bars->setName(m_series[i].name);
-            const std::vector<double> &y = m_series[i].y;
             QVector<double> keys;
             for (double x : m_series[i].x) keys << x + barOffset(i);
             bars->setData(keys, QVector<double>(y.begin(), y.end()), true);
             bars->setWidth(width);
             bars->setPen(Qt::NoPen);
-            bars->setBrush(seriesColor(i));
+            bars->setBrush(c);
             d->plottables << bars;
         }
         ylo = std::min(ylo, 0.0);
         yhi = std::max(yhi, 0.0);
     } else {
+        d->denseBars = false;
         p->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
         p->xAxis->setTickLabelRotation(0);
         for (int i = 0; i < m_series.size(); ++i) {
@@ -342,6 +400,13 @@ QString XYPlot::hoverText(XYPoint pt) const
     QString text = s.name.isEmpty() ? QString() : s.name + QLatin1Char('\n');
     if (m_kind == XYKind::Bars) {
         const QString cat = pt.index < m_categories.size() ? m_categories[pt.index] : QString();
+        if (d->denseBars && m_series.size() > 1) {
+            // The series' lines share the category's pixel column: name every value.
+            QString all = cat;
+            for (const XYSeries &other : m_series)
+                all += QLatin1Char('\n') + tr("%1: %2").arg(other.name, number(i < other.y.size() ? other.y[i] : NAN));
+            return all;
+        }
         return text + tr("%1: %2").arg(cat, number(s.y[i]));
     }
     if (pt.index < s.labels.size()) text += s.labels[pt.index] + QLatin1Char('\n');
@@ -371,6 +436,7 @@ std::optional<XYPoint> XYPlot::pointAt(QPointF pos) const
         // The category under the cursor, then the bar of the group under it.
         const int cat = int(std::lround(xa->pixelToCoord(local.x())));
         if (cat < 0 || cat >= m_categories.size() || m_series.isEmpty()) return std::nullopt;
+        if (d->denseBars) return XYPoint{0, cat};   // the hover names every series (hoverText)
         const double offset = xa->pixelToCoord(local.x()) - cat;   // in [-0.5, 0.5]
         const int n = int(m_series.size());
         const int s = std::clamp(int(std::floor((offset / 0.8 + 0.5) * n)), 0, n - 1);

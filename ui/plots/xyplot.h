@@ -75,6 +75,9 @@ public:
     QPointF pointCenter(XYPoint point) const;   // pixel position of a point or the top of a bar (for tests)
     // A bar chart labels every k-th category when there are more than fit along the axis (1: every one).
     int barTickStride() const;
+    // A bar chart with more categories than fit (under about 3 px each) draws one line from 0 per category,
+    // sampled per pixel column, instead of a filled bar each; the hover then names every series' value.
+    bool denseBars() const;
 
     // Export exactly what is shown, at a chosen size; written through QSaveFile (no half-written files).
     bool savePng(const QString &path, QSize size, double scale = 2.0, QString *error = nullptr);
@@ -98,6 +101,8 @@ private:
     struct Private;
     void rebuild();
     void updateBarTicks();
+    bool wantsDenseBars() const;
+    double denseLineWidth() const;
     double barWidth() const;
     double barOffset(int series) const;   // of a series' bars from the category's centre, in category units
     void applyPalette();

@@ -75,7 +75,7 @@ quint64 EngineRunner::submit(Job job)
     });
     ++m_running;
     emit started(generation);
-    watcher->setFuture(QtConcurrent::run(workPool(), [job = std::move(job), ctx]() -> std::shared_ptr<Outcome> {
+    watcher->setFuture(runInBackground([job = std::move(job), ctx]() -> std::shared_ptr<Outcome> {
         auto outcome = std::make_shared<Outcome>();
         QElapsedTimer timer;
         timer.start();

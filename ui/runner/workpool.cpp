@@ -7,6 +7,13 @@
 
 #include <algorithm>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cerrno>
+#endif
+
 namespace attnui {
 
 namespace {
@@ -31,6 +38,22 @@ QThreadPool *workPool()
     }();
     (void)ready;
     return &pool();
+}
+
+void enterBackgroundPriority()
+{
+    thread_local bool lowered = false;
+    if (lowered) return;
+    lowered = true;
+#ifdef __linux__
+    // On Linux, PRIO_PROCESS with a thread id names that thread alone. Raising one's own nice needs no privilege.
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    errno = 0;
+    const int now = ::getpriority(PRIO_PROCESS, tid);
+    if (errno == 0) (void)::setpriority(PRIO_PROCESS, tid, std::min(19, now + kBackgroundNice));
+#else
+    QThread::currentThread()->setPriority(QThread::LowPriority);
+#endif
 }
 
 } // namespace attnui
