@@ -351,7 +351,8 @@ bool benchStall(MainWindow &window, const StallCase &c, int n, int runWindowMs, 
 
     // A gap is a stretch in which the UI thread could not have begun to handle a new input event: from one
     // moment it could (a tick of the 1 ms timer, or the event loop waking up) to the next (a tick, or the loop
-    // going to sleep in poll). Time asleep in the event loop is not a stall: input wakes it at once. (With Qt's
+    // going to sleep in poll). Time asleep in the event loop is not a stall: input wakes it at once (the time
+    // it then waits for a core is). (With Qt's
     // GLib dispatcher the loop sometimes sleeps 20-30 ms while the 1 ms timer is due; counted as a stall, that
     // read as gaps in which the UI thread ran for 0.1 ms.) The raw longest interval between ticks is reported too.
     struct Gap {
@@ -387,8 +388,12 @@ bool benchStall(MainWindow &window, const StallCase &c, int n, int runWindowMs, 
     }, Qt::DirectConnection);
     auto wakes = QObject::connect(dispatcher, &QAbstractEventDispatcher::awake, &tick, [&] {
         if (!measuring) return;
-        last = nowMs();   // asleep until now: not a stall
-        lastTimes = uiThreadTimes();
+        // Asleep until now is not a stall, but the time it waited for a core after it was woken is: the gap
+        // starts that much before now.
+        const ThreadTimes times = uiThreadTimes();
+        const double woken = times.valid && lastTimes.valid ? std::max(0.0, times.waitMs - lastTimes.waitMs) : 0.0;
+        last = nowMs() - woken;
+        if (times.valid) lastTimes = {true, times.cpuMs, times.waitMs - woken};
     }, Qt::DirectConnection);
     double started = -1, shownAt = -1;
     auto a = QObject::connect(ws->runner(), &EngineRunner::started, &tick, [&] { started = nowMs(); });
