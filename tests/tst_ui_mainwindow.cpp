@@ -343,9 +343,15 @@ void TestUiMainWindow::overlongTextIsRefused()
     QTest::keyClick(&full, Qt::Key_B);
     QCOMPARE(fullRefused.count(), 1);
     QCOMPARE(full.document()->characterCount() - 1, kMaxTextChars);
+    // Enter and Tab add a character too.
+    QTest::keyClick(&full, Qt::Key_Return);
+    QTest::keyClick(&full, Qt::Key_Enter);
+    QTest::keyClick(&full, Qt::Key_Tab);
+    QCOMPARE(fullRefused.count(), 4);
+    QCOMPARE(full.document()->characterCount() - 1, kMaxTextChars);
     full.moveCursor(QTextCursor::Left, QTextCursor::KeepAnchor);
     QTest::keyClick(&full, Qt::Key_B);
-    QCOMPARE(fullRefused.count(), 1);
+    QCOMPARE(fullRefused.count(), 4);
     const QString after = full.toPlainText();
     QCOMPARE(after.size(), kMaxTextChars);
     QCOMPARE(after.back(), QLatin1Char('b'));

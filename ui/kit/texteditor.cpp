@@ -32,8 +32,12 @@ void TextEditor::insertFromMimeData(const QMimeData *source)
 void TextEditor::keyPressEvent(QKeyEvent *event)
 {
     const QString typed = event->text();
-    const bool inserts = !typed.isEmpty() && typed.front().isPrint() && !(event->modifiers() & Qt::ControlModifier);
-    if (inserts && !fits(typed.size())) {
+    // A printable key, Enter (a new paragraph: one character) or Tab where it is typed into the text.
+    const bool newline = event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter;
+    const bool tab = event->key() == Qt::Key_Tab && !tabChangesFocus();
+    const bool printable = !typed.isEmpty() && typed.front().isPrint();
+    const bool inserts = (printable || newline || tab) && !(event->modifiers() & Qt::ControlModifier);
+    if (inserts && !fits(printable ? typed.size() : 1)) {
         event->accept();
         return;
     }
