@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <tuple>
 #include <limits>
 
 using namespace attnui;
@@ -19,6 +20,7 @@ private slots:
     void bars();
     void denseBars();
     void scatterWithFit();
+    void scatterLabelsDoNotPileUp();
     void lines();
     void exportFormats_data();
     void exportFormats();
@@ -131,6 +133,51 @@ void TestUiXYPlot::scatterWithFit()
     // Without spread in x there is no line.
     plot.setScatter(XYSeries{{}, {1, 1}, {0, 1}, {}}, true);
     QVERIFY(!plot.fit());
+}
+
+void TestUiXYPlot::scatterLabelsDoNotPileUp()
+{
+    // 60 tokens, most of them in a cluster near the origin (as attention vs perturbation importance usually is),
+    // three far out. Drawn labels never overlap, there are at most kMaxPointLabels, the far points keep theirs, and
+    // every point's label is still in its hover text.
+    XYPlot plot;
+    plot.resize(600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    XYSeries s;
+    s.name = QStringLiteral("tokens");
+    for (int i = 0; i < 57; ++i) {
+        s.x.push_back(0.01 * (i % 8));
+        s.y.push_back(0.01 * (i / 8));
+        s.labels << QStringLiteral("tok%1").arg(i);
+    }
+    for (auto [x, y, name] : {std::tuple{1.0, 0.05, "right"}, std::tuple{0.04, 1.0, "top"}, std::tuple{0.9, 0.9, "both"}}) {
+        s.x.push_back(x);
+        s.y.push_back(y);
+        s.labels << QString::fromLatin1(name);
+    }
+    plot.setScatter(s, false);
+    QTest::qWait(50);
+    const QList<int> shown = plot.labelledPoints();
+    const QList<QRect> rects = plot.pointLabelRects();
+    QCOMPARE(rects.size(), shown.size());
+    QVERIFY2(!shown.isEmpty() && shown.size() <= XYPlot::kMaxPointLabels, qPrintable(QString::number(shown.size())));
+    QVERIFY2(shown.size() < 60, "every label drawn: they pile up in the cluster");
+    for (int i = 0; i < rects.size(); ++i) {
+        QVERIFY(plot.plotArea().contains(rects[i]));
+        for (int j = i + 1; j < rects.size(); ++j)
+            QVERIFY2(!rects[i].intersects(rects[j]), qPrintable(QStringLiteral("labels %1 and %2 overlap").arg(shown[i]).arg(shown[j])));
+    }
+    for (int far : {57, 58, 59}) QVERIFY2(shown.contains(far), qPrintable(QString::number(far)));
+    int hidden = -1;
+    for (int i = 0; i < 57 && hidden < 0; ++i)
+        if (!shown.contains(i)) hidden = i;
+    QVERIFY(hidden >= 0);
+    QVERIFY(plot.hoverText({0, hidden}).contains(QStringLiteral("tok%1").arg(hidden)));
+    // Without overlap and under the cap, every label is drawn.
+    plot.setScatter(XYSeries{QStringLiteral("tokens"), {0, 1, 2}, {0, 1, 2}, {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}}, false);
+    QTest::qWait(50);
+    QCOMPARE(plot.labelledPoints().size(), 3);
 }
 
 void TestUiXYPlot::lines()

@@ -60,6 +60,12 @@ struct XYPlot::Private {
     QPoint pressPos;
     int barTickStride = 0;                 // every how many categories a bar chart labels (0: not set yet)
     bool denseBars = false;                // bars drawn as one line per category (see XYPlot::wantsDenseBars)
+    // Scatter point labels, most prominent first (see XYPlot::placePointLabels); which are shown follows the layout.
+    struct PointLabel {
+        int index;
+        QCPItemText *item;
+    };
+    std::vector<PointLabel> pointLabels;
 };
 
 XYPlot::XYPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>())
@@ -71,6 +77,8 @@ XYPlot::XYPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>()
     layout->addWidget(d->plot);
     d->plot->setMouseTracking(true);
     d->plot->installEventFilter(this);
+    // Point labels are placed once the axes know their pixels, before anything is drawn.
+    connect(d->plot, &QCustomPlot::afterLayout, this, [this] { placePointLabels(); });
     d->title = new QCPTextElement(d->plot, QString(), QFont(font().family(), font().pointSize() + 1, QFont::DemiBold));
     // The title wraps to the plot's width (plottext::fitTitle), so it must not set the plot's minimum width.
     d->title->setMinimumSize(QSize(40, 0));
@@ -282,6 +290,7 @@ void XYPlot::rebuild()
     d->fitGraph = nullptr;
     d->hover.reset();
     p->clearItems();   // point labels of the previous data
+    d->pointLabels.clear();
 
     const bool dark = isDark(palette());
     const QColor fg = palette().color(QPalette::WindowText);
@@ -351,14 +360,26 @@ void XYPlot::rebuild()
             if (m_kind == XYKind::Scatter) {
                 g->setLineStyle(QCPGraph::lsNone);
                 g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 7));
-                for (std::size_t k = 0; k < n && qsizetype(k) < s.labels.size(); ++k) {
+                // Most prominent first: the point furthest towards the top or the right of the data (the larger
+                // of its two coordinates scaled to the data's range), so the strongest tokens keep their labels.
+                std::vector<int> order;
+                for (std::size_t k = 0; k < n && qsizetype(k) < s.labels.size(); ++k)
+                    if (std::isfinite(s.x[k]) && std::isfinite(s.y[k]) && !s.labels[qsizetype(k)].isEmpty()) order.push_back(int(k));
+                const auto scaled = [](double v, double lo, double hi) { return hi > lo ? (v - lo) / (hi - lo) : 0.0; };
+                const auto prominence = [&](int k) {
+                    return std::max(scaled(s.x[std::size_t(k)], xlo, xhi), scaled(s.y[std::size_t(k)], ylo, yhi));
+                };
+                std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return prominence(a) > prominence(b); });
+                for (int k : order) {
                     auto *label = new QCPItemText(p);
-                    label->position->setCoords(s.x[k], s.y[k]);
+                    label->position->setCoords(s.x[std::size_t(k)], s.y[std::size_t(k)]);
                     label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
                     label->setPadding(QMargins(4, 0, 0, 2));
                     label->setText(s.labels[qsizetype(k)]);
                     label->setColor(fg);
                     label->setSelectable(false);
+                    label->setClipToAxisRect(true);
+                    d->pointLabels.push_back({k, label});
                 }
             } else {
                 g->setPen(QPen(c, 2));
@@ -389,6 +410,71 @@ void XYPlot::rebuild()
     p->legend->setVisible(legend);
     plottext::fitLegend(p->legend, p->width());
     p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QRectF XYPlot::labelRect(const QCPItemText *label) const
+{
+    // Where the label draws: its text's box beside its anchor, on the side its alignment says, with 4 px between
+    // the point and the text horizontally and 2 px vertically.
+    const QPointF at = label->position->pixelPosition();
+    const QFontMetricsF fm(label->font());
+    const QRectF text = fm.boundingRect(label->text());
+    const QMarginsF pad = label->padding();
+    const double w = text.width() + pad.left() + pad.right(), h = text.height() + pad.top() + pad.bottom();
+    const Qt::Alignment a = label->positionAlignment();
+    const double x = a & Qt::AlignRight ? at.x() - w : at.x();
+    const double y = a & Qt::AlignTop ? at.y() : at.y() - h;
+    return QRectF(x, y, w, h);
+}
+
+void XYPlot::placePointLabels()
+{
+    // A label is shown where it overlaps no label already shown and lies inside the axes: up and to the right of
+    // its point, else up-left, down-right or down-left (a point at the right or top edge keeps its label). The
+    // rest are read on hover. At most kMaxPointLabels: beyond, the labels are a texture, not text.
+    struct Side {
+        Qt::Alignment alignment;
+        QMargins padding;
+    };
+    static const Side sides[] = {{Qt::AlignLeft | Qt::AlignBottom, QMargins(4, 0, 0, 2)},
+                                 {Qt::AlignRight | Qt::AlignBottom, QMargins(0, 0, 4, 2)},
+                                 {Qt::AlignLeft | Qt::AlignTop, QMargins(4, 2, 0, 0)},
+                                 {Qt::AlignRight | Qt::AlignTop, QMargins(0, 2, 4, 0)}};
+    std::vector<QRectF> placed;
+    const QRectF axes = d->plot->axisRect()->rect();
+    for (const Private::PointLabel &l : d->pointLabels) {
+        bool shown = false;
+        if (int(placed.size()) < kMaxPointLabels) {
+            for (const Side &side : sides) {
+                l.item->setPositionAlignment(side.alignment);
+                l.item->setPadding(side.padding);
+                const QRectF r = labelRect(l.item);
+                const QRectF spaced = r.adjusted(-1, -1, 1, 1);   // at least a pixel between two labels
+                if (axes.contains(r) && std::none_of(placed.begin(), placed.end(), [&](const QRectF &q) { return q.intersects(spaced); })) {
+                    placed.push_back(r);
+                    shown = true;
+                    break;
+                }
+            }
+        }
+        l.item->setVisible(shown);
+    }
+}
+
+QList<int> XYPlot::labelledPoints() const
+{
+    QList<int> shown;
+    for (const Private::PointLabel &l : d->pointLabels)
+        if (l.item->visible()) shown << l.index;
+    return shown;
+}
+
+QList<QRect> XYPlot::pointLabelRects() const
+{
+    QList<QRect> rects;
+    for (const Private::PointLabel &l : d->pointLabels)
+        if (l.item->visible()) rects << labelRect(l.item).toAlignedRect().translated(d->plot->mapTo(this, QPoint(0, 0)));
+    return rects;
 }
 
 QString XYPlot::hoverText(XYPoint pt) const

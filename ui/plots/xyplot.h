@@ -19,6 +19,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QCPItemText;
 
 namespace attnui {
 
@@ -48,6 +49,8 @@ public:
     // Grouped bars: one group per category, one bar per series (series[i].y.size() == categories.size()).
     void setBars(const QStringList &categories, const QList<XYSeries> &series);
     // A scatter of one series; with fitLine, the least-squares line y = a + b·x is drawn and named in the legend.
+    // Point labels are drawn for at most kMaxPointLabels points, the most prominent first (largest x or y relative
+    // to the data's range), and only where they overlap no other label; every point's label is in its hover text.
     void setScatter(const XYSeries &points, bool fitLine = false);
     void setLines(const QList<XYSeries> &series);
     void clear();
@@ -69,6 +72,10 @@ public:
     void setColorMap(ColorMap map);
     ColorMap colorMap() const { return m_colorMap; }
     QColor seriesColor(int series) const;
+
+    static constexpr int kMaxPointLabels = 12;
+    QList<int> labelledPoints() const;          // indices of the scatter points whose labels are drawn
+    QList<QRect> pointLabelRects() const;       // where those labels are drawn (this widget's coordinates)
 
     QString hoverText(XYPoint point) const;     // the text shown on hover
     std::optional<XYPoint> pointAt(QPointF pos) const;   // nearest point/bar under pos (this widget's coordinates)
@@ -101,6 +108,8 @@ private:
     struct Private;
     void rebuild();
     void updateBarTicks();
+    void placePointLabels();
+    QRectF labelRect(const QCPItemText *label) const;
     bool wantsDenseBars() const;
     double denseLineWidth() const;
     double barWidth() const;
