@@ -518,30 +518,41 @@ private slots:
         const int layers = a.value("model").toObject().value("layers").toInt();
         const int heads = a.value("model").toObject().value("heads").toInt();
         const int L = a.value("input").toObject().value("length").toInt();
-        QCOMPARE(ref.value("shape").toArray(), (QJsonArray{layers, heads, L, L}));
+        // Every head: [layers, heads, n, n]. Some heads (--heads): only those, [k, n, n] in the order of "heads".
+        const QJsonArray capturedHeads = b.value("settings").toObject().value("heads").toArray();
+        const bool every = capturedHeads.size() == layers * heads;
+        QCOMPARE(ref.contains("heads"), !every);
+        if (!every) QCOMPARE(ref.value("heads").toArray(), capturedHeads);
+        const std::vector<qint64> shape = every ? std::vector<qint64>{layers, heads, L, L}
+                                                : std::vector<qint64>{qint64(capturedHeads.size()), L, L};
+        QJsonArray shapeJson;
+        for (qint64 v : shape) shapeJson.append(v);
+        QCOMPARE(ref.value("shape").toArray(), shapeJson);
 
         QString why;
         const Npy npy = readNpy(dir.filePath("side.attention.npy"), why);
         QVERIFY2(!npy.data.empty(), qPrintable(why));
-        QCOMPARE(npy.shape, (std::vector<qint64>{layers, heads, L, L}));
+        QCOMPARE(npy.shape, shape);
         const QJsonArray attention = a.value("attention").toArray();
         int captured = 0;
         for (int layer = 0; layer < layers; ++layer)
             for (int head = 0; head < heads; ++head) {
                 const QJsonValue h = attention.at(layer).toArray().at(head);
-                const float *block = npy.data.data() + (std::size_t(layer) * heads + head) * std::size_t(L) * L;
-                if (h.isNull()) {
-                    for (int k = 0; k < L * L; ++k) QVERIFY(std::isnan(block[k]));
-                    continue;
-                }
+                if (h.isNull()) continue;
+                qsizetype block = every ? qsizetype(layer) * heads + head : -1;
+                for (qsizetype k = 0; !every && k < capturedHeads.size(); ++k)
+                    if (capturedHeads.at(k).toArray() == QJsonArray{layer, head}) block = k;
+                QVERIFY(block >= 0);
+                const float *weights = npy.data.data() + std::size_t(block) * std::size_t(L) * L;
                 ++captured;
                 for (int i = 0; i < L; ++i)
                     for (int j = 0; j < L; ++j) {
                         const float fromJson = float(h.toArray().at(i).toArray().at(j).toDouble());
-                        QCOMPARE(std::bit_cast<quint32>(block[i * L + j]), std::bit_cast<quint32>(fromJson));
+                        QCOMPARE(std::bit_cast<quint32>(weights[i * L + j]), std::bit_cast<quint32>(fromJson));
                     }
             }
-        QCOMPARE(captured, b.value("settings").toObject().value("heads").toArray().size());
+        QCOMPARE(captured, capturedHeads.size());
+        QCOMPARE(npy.data.size(), std::size_t(captured) * std::size_t(L) * L);   // nothing but the captured heads
     }
 
     void runNpyBadArgumentsAndFailures()

@@ -284,18 +284,47 @@ private slots:
         const std::size_t headerLength = std::size_t(std::uint8_t(bytes[8])) | std::size_t(std::uint8_t(bytes[9])) << 8;
         QCOMPARE((10 + headerLength) % 64, std::size_t(0));
         const std::string header = bytes.substr(10, headerLength);
-        QVERIFY2(header.find("'shape': (2, 3, 3, 3)") != std::string::npos, header.c_str());
-        QCOMPARE(bytes.size(), 10 + headerLength + 2 * 3 * 9 * 4);
-        // Only head 1.2 was captured: its block holds its weights (rows summing to 1), every other block NaN.
-        const auto at = [&](std::size_t k) {
+        QVERIFY2(header.find("'shape': (1, 3, 3)") != std::string::npos, header.c_str());
+        // Only head 1.2 was captured: the file holds its block alone (not 5 blocks of NaN beside it).
+        QCOMPARE(bytes.size(), 10 + headerLength + 9 * 4);
+        const auto at = [&](const std::string &b, std::size_t offset, std::size_t k) {
             std::uint32_t bits = 0;
-            for (int b = 0; b < 4; ++b) bits |= std::uint32_t(std::uint8_t(bytes[10 + headerLength + 4 * k + b])) << (8 * b);
+            for (int i = 0; i < 4; ++i) bits |= std::uint32_t(std::uint8_t(b[offset + 4 * k + i])) << (8 * i);
             return std::bit_cast<float>(bits);
         };
-        const std::size_t captured = (1 * 3 + 2) * 9;
-        for (std::size_t k = 0; k < 2 * 3 * 9; ++k)
-            if (k < captured || k >= captured + 9) QVERIFY(std::isnan(at(k)));
-            else QCOMPARE(at(k), data->result.heads.front().weights[k - captured]);
+        for (std::size_t k = 0; k < 9; ++k) QCOMPARE(at(bytes, 10 + headerLength, k), data->result.heads.front().weights[k]);
+        QVERIFY(!npyHoldsEveryHead(m->model.config(), data->result));
+        const QJsonObject ref = parse(runExportJson(*m, request, *data, std::string("run.attention.npy"))).value("attention").toObject();
+        QCOMPARE(ref.value("shape").toArray(), (QJsonArray{1, 3, 3}));
+        QCOMPARE(ref.value("heads").toArray(), (QJsonArray{QJsonArray{1, 2}}));
+
+        // Two heads in the order asked: the blocks follow that order.
+        request.heads = std::vector<HeadRef>{{1, 0}, {0, 1}};
+        auto two = runModel(*m, request);
+        QVERIFY(two);
+        const std::string twoBytes = attentionNpy(m->model.config(), two->result);
+        const std::size_t twoHeader = std::size_t(std::uint8_t(twoBytes[8])) | std::size_t(std::uint8_t(twoBytes[9])) << 8;
+        QVERIFY(twoBytes.substr(10, twoHeader).find("'shape': (2, 3, 3)") != std::string::npos);
+        for (std::size_t b = 0; b < 2; ++b)
+            for (std::size_t k = 0; k < 9; ++k)
+                QCOMPARE(at(twoBytes, 10 + twoHeader, b * 9 + k), two->result.heads[b].weights[k]);
+        QCOMPARE(two->result.heads[0].head, (HeadRef{1, 0}));
+
+        // Every head: [layers, heads, n, n] in layer/head order, no "heads" list.
+        request.heads.reset();
+        auto all = runModel(*m, request);
+        QVERIFY(all);
+        QVERIFY(npyHoldsEveryHead(m->model.config(), all->result));
+        const std::string allBytes = attentionNpy(m->model.config(), all->result);
+        const std::size_t allHeader = std::size_t(std::uint8_t(allBytes[8])) | std::size_t(std::uint8_t(allBytes[9])) << 8;
+        QVERIFY(allBytes.substr(10, allHeader).find("'shape': (2, 3, 3, 3)") != std::string::npos);
+        QCOMPARE(allBytes.size(), 10 + allHeader + 2 * 3 * 9 * 4);
+        for (const CapturedHead &h : all->result.heads)
+            for (std::size_t k = 0; k < 9; ++k)
+                QCOMPARE(at(allBytes, 10 + allHeader, std::size_t(h.head.layer * 3 + h.head.head) * 9 + k), h.weights[k]);
+        const QJsonObject allRef = parse(runExportJson(*m, request, *all, std::string("run.attention.npy"))).value("attention").toObject();
+        QCOMPARE(allRef.value("shape").toArray(), (QJsonArray{2, 3, 3, 3}));
+        QVERIFY(!allRef.contains("heads"));
     }
 };
 

@@ -227,7 +227,7 @@ int runVerb(const QStringList &args)
     opts.add({
         {"tensors", T::Text, "FORMAT",
          "json: attention as nested arrays in the JSON; npy: in F.attention.npy beside it (float32 [layers, heads, "
-         "n, n], NaN for heads not exported), the JSON refers to it", "json"},
+         "n, n]; with --heads only those heads, [k, n, n] in their order), the JSON refers to it", "json"},
         {"npy", T::Flag, {}, "the same as --tensors npy", {}},
     });
     opts.use({"quiet", "progress"});

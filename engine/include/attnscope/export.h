@@ -101,14 +101,18 @@ Result<RunData> runModel(const OpenedModel &m, const RunRequest &request);
 
 // The `run` document for one forward pass. `data.result.heads` must hold the captured heads' weights.
 // With `npyFile` (a file name, relative to the JSON's folder), "attention" is a reference object
-// {"npy": npyFile, "shape": [layers, heads, n, n], "dtype": "float32", "missing": "nan"} instead of the arrays,
-// and the weights go into that file (attentionNpy()).
+// {"npy": npyFile, "shape": […], "dtype": "float32", "missing": "nan"} instead of the arrays, with "heads":
+// [[layer, head], …] when the file holds only some heads, and the weights go into that file (attentionNpy()).
 std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data,
                           const std::optional<std::string> &npyFile = std::nullopt);
 
-// The attention weights as a NumPy .npy file (format version 1.0): float32 little-endian, C order, shape
-// [layers, heads, n, n]; the heads that were not captured are NaN.
+// The attention weights as a NumPy .npy file (format version 1.0): float32 little-endian, C order. Every head
+// captured: shape [layers, heads, n, n]. Some heads: shape [k, n, n], the k captured heads in capture order
+// (result.heads; the JSON's "heads" list names them), so that one head of 16384 tokens is 1 GiB, not the whole
+// model's worth of NaN.
 std::string attentionNpy(const ModelConfig &config, const ForwardResult &result);
+// Whether attentionNpy() writes the [layers, heads, n, n] layout (every head captured).
+bool npyHoldsEveryHead(const ModelConfig &config, const ForwardResult &result);
 // "runs/F.json" → "F.attention.npy" (the side file's name, beside the JSON); a name without ".json" keeps it whole.
 std::string npySideFileName(const std::string &jsonPath);
 

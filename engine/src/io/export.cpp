@@ -387,11 +387,32 @@ std::string modelInfoJson(const OpenedModel &m)
     return info.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+bool npyHoldsEveryHead(const ModelConfig &c, const ForwardResult &r)
+{
+    for (std::int64_t layer = 0; layer < c.layers; ++layer)
+        for (std::int64_t head = 0; head < c.heads; ++head)
+            if (std::none_of(r.heads.begin(), r.heads.end(), [&](const CapturedHead &h) { return h.head == HeadRef{layer, head}; }))
+                return false;
+    return true;
+}
+
 std::string attentionNpy(const ModelConfig &c, const ForwardResult &r)
 {
     const std::int64_t L = r.length;
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(c.layers) + ", " +
-                         std::to_string(c.heads) + ", " + std::to_string(L) + ", " + std::to_string(L) + "), }";
+    const bool every = npyHoldsEveryHead(c, r);
+    // The blocks in file order: every head in layer/head order, or the captured ones as captured.
+    std::vector<const CapturedHead *> blocks;
+    if (every) {
+        for (std::int64_t layer = 0; layer < c.layers; ++layer)
+            for (std::int64_t head = 0; head < c.heads; ++head)
+                blocks.push_back(&*std::find_if(r.heads.begin(), r.heads.end(),
+                                                [&](const CapturedHead &h) { return h.head == HeadRef{layer, head}; }));
+    } else {
+        for (const CapturedHead &h : r.heads) blocks.push_back(&h);
+    }
+    const std::string shape = every ? std::to_string(c.layers) + ", " + std::to_string(c.heads) + ", " + std::to_string(L) + ", " + std::to_string(L)
+                                    : std::to_string(blocks.size()) + ", " + std::to_string(L) + ", " + std::to_string(L);
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
     // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of 64, '\n' last.
     const std::size_t unpadded = 10 + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ');
@@ -402,19 +423,14 @@ std::string attentionNpy(const ModelConfig &c, const ForwardResult &r)
     out += header;
     const std::size_t perHead = static_cast<std::size_t>(L * L);
     const std::size_t dataStart = out.size();
-    out.resize(dataStart + static_cast<std::size_t>(c.layers * c.heads) * perHead * 4);
-    const float nan = std::numeric_limits<float>::quiet_NaN();
+    out.resize(dataStart + blocks.size() * perHead * 4);
     char *p = out.data() + dataStart;
     const auto put = [&p](float x) {
         const auto bits = std::bit_cast<std::uint32_t>(x);
         for (int b = 0; b < 4; ++b) *p++ = static_cast<char>((bits >> (8 * b)) & 0xff);   // little-endian on any host
     };
-    for (std::int64_t layer = 0; layer < c.layers; ++layer)
-        for (std::int64_t head = 0; head < c.heads; ++head) {
-            const auto it = std::find_if(r.heads.begin(), r.heads.end(),
-                                         [&](const CapturedHead &h) { return h.head == HeadRef{layer, head}; });
-            for (std::size_t k = 0; k < perHead; ++k) put(it == r.heads.end() ? nan : it->weights[k]);
-        }
+    for (const CapturedHead *h : blocks)
+        for (std::size_t k = 0; k < perHead; ++k) put(h->weights[k]);
     return out;
 }
 
@@ -438,10 +454,17 @@ std::string runExportJson(const OpenedModel &m, const RunRequest &request, const
     out += field("settings", settings(m, request, data));
     if (npyFile) {
         const ModelConfig &c = m.model.config();
-        out += field("attention", Json{{"npy", *npyFile},
-                                       {"shape", Json::array({c.layers, c.heads, data.result.length, data.result.length})},
-                                       {"dtype", "float32"},
-                                       {"missing", "nan"}});
+        const std::int64_t L = data.result.length;
+        Json ref{{"npy", *npyFile}, {"dtype", "float32"}, {"missing", "nan"}};
+        if (npyHoldsEveryHead(c, data.result)) {
+            ref["shape"] = Json::array({c.layers, c.heads, L, L});
+        } else {
+            ref["shape"] = Json::array({static_cast<std::int64_t>(data.result.heads.size()), L, L});
+            Json heads = Json::array();
+            for (const CapturedHead &h : data.result.heads) heads.push_back(Json::array({h.head.layer, h.head.head}));
+            ref["heads"] = std::move(heads);
+        }
+        out += field("attention", ref);
     } else {
         out += "\"attention\":";
         appendAttention(out, m.model.config(), data.result);
