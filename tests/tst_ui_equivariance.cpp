@@ -17,6 +17,7 @@
 #include <attnscope/textmodel.h>
 
 #include <QStandardPaths>
+#include <QLabel>
 #include <QtTest>
 
 #include <algorithm>
@@ -64,6 +65,7 @@ private slots:
     void followsTheSubjectOnlyWhenShown();
     void headlessViewSwitchesTheHead();
     void defaultFigureKeepsBothRows();
+    void headlinesNeverOverlap();
 };
 
 void TestUiEquivariance::initTestCase()
@@ -325,6 +327,36 @@ void TestUiEquivariance::headlessViewSwitchesTheHead()
 
 // The default export size is the figure as on screen: its wrapped explanation gives it a height for width, which
 // once shrank the picture to the labels' height and squeezed the lower row of plots out of it.
+void TestUiEquivariance::headlinesNeverOverlap()
+{
+    // The two error headlines sit side by side where both fit and one under the other where not; either way each
+    // is shown whole and they never touch.
+    Subject subject;
+    subject.setModel(openModel("random:layers=1,heads=2,d_model=16,seed=3"), QStringLiteral("random"));
+    subject.setText(QStringLiteral("a b c d e f"));
+    EquivarianceView view(&subject);
+    QVERIFY(runAndWait(view));
+    EquivarianceFigure *fig = view.figure();
+    QLabel *weights = nullptr, *outputs = nullptr;
+    for (QLabel *l : fig->findChildren<QLabel *>()) {
+        if (l->text() == fig->weightsErrorText()) weights = l;
+        if (l->text() == fig->outputsErrorText()) outputs = l;
+    }
+    QVERIFY(weights && outputs);
+    QList<bool> arrangements;
+    for (int width : {1600, 1000}) {
+        view.resize(width, 900);
+        view.show();
+        QTest::qWait(30);
+        QVERIFY2(weights->width() >= weights->sizeHint().width() && outputs->width() >= outputs->sizeHint().width(),
+                 qPrintable(QStringLiteral("at %1 px: %2 < %3 or %4 < %5").arg(width).arg(weights->width())
+                                .arg(weights->sizeHint().width()).arg(outputs->width()).arg(outputs->sizeHint().width())));
+        QVERIFY(!weights->geometry().adjusted(-4, 0, 4, 0).intersects(outputs->geometry()));
+        arrangements << (weights->geometry().top() == outputs->geometry().top());
+    }
+    QCOMPARE(arrangements, (QList<bool>{true, false}));   // side by side at 1600 px, stacked at 1000 px
+}
+
 void TestUiEquivariance::defaultFigureKeepsBothRows()
 {
     Subject subject;

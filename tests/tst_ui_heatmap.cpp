@@ -55,6 +55,7 @@ private slots:
     void cellAtCentreOfEachCell_data();
     void cellAtCentreOfEachCell();
     void tickLabelsAreTheTokens();
+    void cellTextKeepsTinyValues();
     void manyTokensAreThinned();
     void maskedCellsAreNaN();
     void hoverReportsTheCell();
@@ -100,6 +101,19 @@ void TestUiHeatmap::cellAtCentreOfEachCell()
         }
     QVERIFY(!plot.cellAt(QPointF(area.left() - 5, area.top() + 5)).has_value());
     QVERIFY(!plot.cellAt(QPointF(area.right() + 5, area.bottom() + 5)).has_value());
+}
+
+void TestUiHeatmap::cellTextKeepsTinyValues()
+{
+    // Round-off differences (equivariance's 1e-7) are not printed as "0.00"; an exact 0 is "0".
+    QCOMPARE(HeatmapPlot::cellText(0.1234), QStringLiteral("0.12"));
+    QCOMPARE(HeatmapPlot::cellText(-0.5), QStringLiteral("-0.50"));
+    QCOMPARE(HeatmapPlot::cellText(0.005), QStringLiteral("0.01"));
+    QCOMPARE(HeatmapPlot::cellText(0.0), QStringLiteral("0"));
+    QCOMPARE(HeatmapPlot::cellText(1.2e-7), QStringLiteral("1e-7"));
+    QCOMPARE(HeatmapPlot::cellText(-3.4e-8), QStringLiteral("-3e-8"));
+    QCOMPARE(HeatmapPlot::cellText(0.0049), QStringLiteral("5e-3"));
+    QCOMPARE(HeatmapPlot::cellText(2e-12), QStringLiteral("2e-12"));
 }
 
 void TestUiHeatmap::tickLabelsAreTheTokens()

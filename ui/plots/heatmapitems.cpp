@@ -67,7 +67,9 @@ void CellValues::draw(QCPPainter *painter)
             painter->setPen(bg.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
             const QRectF cell(QPointF(x->coordToPixel(j - 0.5), y->coordToPixel(i - 0.5)),
                               QPointF(x->coordToPixel(j + 0.5), y->coordToPixel(i + 0.5)));
-            painter->drawText(cell.normalized(), Qt::AlignCenter, QString::number(v, 'f', 2));
+            QString text = HeatmapPlot::cellText(v);
+            if (fm.horizontalAdvance(text) + 2 > w) text = QStringLiteral("≈0");   // a tiny number in a narrow cell (exact on hover)
+            painter->drawText(cell.normalized(), Qt::AlignCenter, text);
         }
 }
 

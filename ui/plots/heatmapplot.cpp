@@ -155,6 +155,17 @@ int HeatmapPlot::storageCapFor(int rows, int cols, QSize area, qreal dpr)
     return std::clamp(int(std::ceil(px)), 128, kMaxStorageCells);
 }
 
+QString HeatmapPlot::cellText(double v)
+{
+    if (v == 0.0) return QStringLiteral("0");
+    if (!std::isfinite(v) || std::abs(v) >= 0.005) return QString::number(v, 'f', 2);
+    QString t = QString::number(v, 'e', 0);   // "1e-07"
+    const qsizetype e = t.indexOf(QLatin1Char('e'));
+    qsizetype digits = e + 2;                 // past "e-"
+    while (digits < t.size() - 1 && t[digits] == QLatin1Char('0')) t.remove(digits, 1);
+    return t;
+}
+
 void HeatmapPlot::setDataAsync(std::function<HeatmapData()> build)
 {
     const quint64 generation = ++d->generation;

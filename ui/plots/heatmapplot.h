@@ -101,6 +101,10 @@ public:
 
     QWidget *plotWidget() const;   // the widget that receives mouse events
 
+    // The number printed inside a cell: two decimals, but a value under 0.005 that is not 0 in one significant
+    // digit ("1e-7", "-3e-8"), so that a round-off difference does not read as "0.00" and an exact 0 reads "0".
+    static QString cellText(double value);
+
 signals:
     void dataShown();   // after setData(), or when a setDataAsync() result has been applied
     void cellHovered(int row, int col);

@@ -4,6 +4,7 @@
 #include "plots/heatmapplot.h"
 #include "kit/numbering.h"
 
+#include <QBoxLayout>
 #include <QGridLayout>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -36,18 +37,24 @@ QStringList indexLabels(int n)
     return out;
 }
 
+constexpr int kHeadlineGap = 24;   // px between the two headlines side by side
+
 } // namespace
 
 EquivarianceFigure::EquivarianceFigure(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto *errors = new QHBoxLayout;
+    m_errors = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_errors->setSpacing(kHeadlineGap);
     m_errA = bigLabel();
     m_errY = bigLabel();
-    errors->addWidget(m_errA, 1);
-    errors->addWidget(m_errY, 1);
-    layout->addLayout(errors);
+    // Their width does not set the figure's: where both do not fit side by side they go one under the other.
+    m_errA->setMinimumWidth(1);
+    m_errY->setMinimumWidth(1);
+    m_errors->addWidget(m_errA, 1);
+    m_errors->addWidget(m_errY, 1);
+    layout->addLayout(m_errors);
     m_reason = new QLabel;
     m_reason->setWordWrap(true);
     m_reason->setTextFormat(Qt::RichText);
@@ -96,6 +103,21 @@ QString EquivarianceFigure::formatError(double err)
     return QString::number(err, 'e', 1);
 }
 
+void EquivarianceFigure::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    arrangeHeadlines();
+}
+
+void EquivarianceFigure::arrangeHeadlines()
+{
+    const int need = m_errA->sizeHint().width() + kHeadlineGap + m_errY->sizeHint().width();
+    const auto direction = need <= width() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (m_errors->direction() == direction) return;
+    m_errors->setDirection(direction);
+    m_errors->setSpacing(direction == QBoxLayout::LeftToRight ? kHeadlineGap : 0);
+}
+
 QString EquivarianceFigure::weightsErrorText() const { return m_errA->text(); }
 QString EquivarianceFigure::outputsErrorText() const { return m_errY->text(); }
 QString EquivarianceFigure::reasonText() const { return m_reason->text(); }
@@ -119,6 +141,7 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
                            .arg(r.heads.size()).arg(head, formatError(s->focusErrWeights)));
     m_errY->setText(tr("outputs: max |Y(PX) − P·Y(X)| = %1").arg(formatError(r.maxAbsErrOutputs)));
     m_errY->setToolTip(tr("Largest absolute difference of the final hidden states (model units)"));
+    arrangeHeadlines();   // the numbers' width changed
     const bool holds = r.expectedEquivariant;
     const QString colour = holds ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828");
     m_reason->setText(QStringLiteral("<b style='color:%1'>%2</b> %3")

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 
+class QBoxLayout;
 class QLabel;
 
 namespace attnui {
@@ -43,7 +44,12 @@ public:
 
     static QString formatError(double err);   // "3.1e-08"
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    void arrangeHeadlines();   // side by side where both fit, else one under the other
+    QBoxLayout *m_errors = nullptr;
     QLabel *m_errA = nullptr;
     QLabel *m_errY = nullptr;
     QLabel *m_reason = nullptr;
