@@ -6,6 +6,7 @@
 // mode hides the chrome, enlarges type and saves the figure with one key.
 
 #include "shell/buildinfo.h"
+#include "shell/helpmenu.h"
 #include "shell/mainwindow.h"
 #include "plots/headgrid.h"
 #include "plots/heatmapplot.h"
@@ -34,6 +35,8 @@
 #include <QStatusBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QDialog>
+#include <QTextBrowser>
 
 #include <QRegularExpression>
 #include <QSettings>
@@ -50,6 +53,7 @@ class TestUiMainWindow : public QObject {
 private slots:
     void initTestCase();
     void opensAndShowsAHeatmap();
+    void helpPagesAndWorkspaceKeys();
     void modelPickerListsSamples();
     void clickingAHeadEnlargesIt();
     void statisticsRowOpensTheHead();
@@ -580,4 +584,46 @@ void TestUiMainWindow::exploreFollowsTheSubject()
 }
 
 QTEST_MAIN(TestUiMainWindow)
+// Help: every workspace has a guide (F1 shows the one on screen), the shortcuts page lists every window action
+// that has a shortcut, and Ctrl+1 … Ctrl+N go to the workspaces in tab order.
+void TestUiMainWindow::helpPagesAndWorkspaceKeys()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QList<Workspace *> spaces = w.workspaces();
+    QVERIFY(spaces.size() >= 6);
+    for (Workspace *ws : spaces)
+        QVERIFY2(ws->guide().contains(QStringLiteral("<b>%1</b>").arg(ws->title())), qPrintable(ws->title()));
+    const QString shortcuts = shortcutsHtml(&w);
+    int listed = 0;
+    for (const QAction *a : w.findChildren<QAction *>()) {
+        if (a->shortcuts().isEmpty() || a->text().isEmpty()) continue;
+        QString text = a->property(kHelpTextProperty).toString();
+        if (text.isEmpty()) text = a->text().remove(QLatin1Char('&'));
+        QVERIFY2(shortcuts.contains(text.toHtmlEscaped()), qPrintable(text));
+        for (const QKeySequence &k : a->shortcuts())
+            QVERIFY2(shortcuts.contains(k.toString(QKeySequence::NativeText).toHtmlEscaped()), qPrintable(text));
+        ++listed;
+    }
+    QVERIFY(listed >= 10 + int(spaces.size()));
+    QVERIFY(shortcuts.contains(QStringLiteral("Ctrl+3")));
+    QVERIFY(shortcuts.contains(QStringLiteral("Go to the %1 workspace").arg(spaces[2]->title())));
+    // Ctrl+N goes to the N-th workspace, from wherever the focus is.
+    for (int n : {3, 1, int(spaces.size())}) {
+        QTest::keyClick(&w, Qt::Key(Qt::Key_0 + n), Qt::ControlModifier);
+        QCOMPARE(w.currentWorkspace(), spaces[n - 1]);
+    }
+    // F1: the guide of the workspace on screen.
+    w.showWorkspace(QStringLiteral("masks"));
+    QTest::keyClick(&w, Qt::Key_F1);
+    QDialog *guide = nullptr;
+    QTRY_VERIFY((guide = w.findChild<QDialog *>()) != nullptr);
+    QCOMPARE(guide->windowTitle(), QStringLiteral("Guide: %1").arg(w.currentWorkspace()->title()));
+    auto *text = guide->findChild<QTextBrowser *>();
+    QVERIFY(text);
+    QVERIFY(text->toPlainText().contains(QStringLiteral("custom mask")));
+    guide->close();
+}
+
 #include "tst_ui_mainwindow.moc"

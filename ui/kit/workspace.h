@@ -47,6 +47,9 @@ public:
     virtual QString title() const = 0;
     // "What am I looking at": one or two plain sentences, shown at the top of the workspace.
     virtual QString explanation() const = 0;
+    // Help ▸ Guide to This Workspace (F1): what it is for, how its controls work and one thing to try, as a few
+    // short paragraphs of HTML.
+    virtual QString guide() const = 0;
     // What Export Figure writes: the panels as they are on screen. May be null before the first result.
     virtual QWidget *figureWidget() const = 0;
     // One caption line under exported figures: model, text, "L0 H3" and the settings that shaped it.

@@ -2,6 +2,7 @@
 #include "shell/mainwindow.h"
 
 #include "shell/buildinfo.h"
+#include "shell/helpmenu.h"
 #include "export/figureexport.h"
 #include "kit/figureactions.h"
 #include "lessons/lessons.h"
@@ -127,6 +128,13 @@ void MainWindow::addWorkspace(Workspace *workspace)
 {
     m_workspaces.append(workspace);
     m_tabs->addTab(workspace, workspace->title());
+    // View ▸ Go to Workspace: Ctrl+1 … Ctrl+9 in tab order, also in presentation mode (a window action).
+    const int number = int(m_workspaces.size());
+    QAction *go = m_workspaceMenu->addAction(tr("&%1 %2").arg(number).arg(workspace->title()), this,
+                                             [this, workspace] { m_tabs->setCurrentWidget(workspace); });
+    if (number <= 9) go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + number)));
+    go->setProperty(kHelpTextProperty, tr("Go to the %1 workspace").arg(workspace->title()));
+    addAction(go);
     workspace->setColorMap(m_colorMap);
     // Its plots' right-click menu (Export Figure…, Copy Image, Export Data…) reports here.
     connect(workspace, &Workspace::statusMessage, this, &MainWindow::showTransientMessage);
@@ -242,6 +250,7 @@ void MainWindow::createMenus()
         connect(a, &QAction::triggered, this, [this, t] { setTheme(t); });
     }
     createBackendMenu(view);
+    m_workspaceMenu = view->addMenu(tr("&Go to Workspace"));
     view->addSeparator();
     m_presentationAction = view->addAction(tr("&Presentation Mode"), this, &MainWindow::setPresentationMode);
     m_presentationAction->setCheckable(true);
@@ -261,11 +270,13 @@ void MainWindow::createMenus()
     m_leavePresentationAction = new QAction(tr("Leave Presentation Mode"), this);
     m_leavePresentationAction->setShortcut(Qt::Key_Escape);
     m_leavePresentationAction->setEnabled(false);
+    m_leavePresentationAction->setProperty(kHelpTextProperty, tr("Presentation mode: leave it"));
     connect(m_leavePresentationAction, &QAction::triggered, this, [this] { setPresentationMode(false); });
     addAction(m_leavePresentationAction);
     m_presentationExportAction = new QAction(tr("Save Figure to the Presentation Folder"), this);
     m_presentationExportAction->setShortcut(Qt::Key_E);   // text boxes keep their E (ShortcutOverride)
     m_presentationExportAction->setEnabled(false);
+    m_presentationExportAction->setProperty(kHelpTextProperty, tr("Presentation mode: save the figure to the presentation folder"));
     connect(m_presentationExportAction, &QAction::triggered, this, [this] {
         QString error;
         const QString path = exportPresentationFigure(&error);
@@ -278,6 +289,7 @@ void MainWindow::createMenus()
     menuBar()->addMenu(createLessonsMenu(this, [this](const QJsonObject &lesson, QString *e) { return openLessonState(lesson, e); }));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    addHelpPages(help, this, [this] { return currentWorkspace(); });
     help->addAction(tr("&About AttnScope"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }

@@ -111,6 +111,7 @@ private:
     Subject *m_subject = nullptr;
     QTabWidget *m_tabs = nullptr;
     QList<Workspace *> m_workspaces;
+    QMenu *m_workspaceMenu = nullptr;   // View ▸ Go to Workspace
     ExploreView *m_explore = nullptr;
     ColorMap m_colorMap = ColorMap::Viridis;
     Theme m_theme = Theme::Light;

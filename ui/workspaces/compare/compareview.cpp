@@ -169,6 +169,16 @@ void CompareView::buildUi()
     refreshExplanation();
 }
 
+QString CompareView::guide() const
+{
+    return tr("<p><b>Compare</b> puts two attention matrices side by side with their difference A − B (red: A attends "
+              "more, blue: B does): two heads on the same text, the same head on two texts (type text B here), or the "
+              "same head under two settings (mask, positional information), where the whole model runs again.</p>"
+              "<p>Hover a cell to read all three values at once.</p>"
+              "<p>Try: two heads of the same layer on a repeated sequence, to see how differently they spend their "
+              "attention.</p>");
+}
+
 QString CompareView::explanation() const
 {
     switch (m_request.mode) {

@@ -40,6 +40,7 @@ public:
 
     QString title() const override { return tr("Compare"); }
     QString explanation() const override;
+    QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
     HeatmapPlot *currentFigure() const override { return m_diffPlot; }

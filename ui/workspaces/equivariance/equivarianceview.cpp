@@ -67,6 +67,18 @@ EquivarianceView::EquivarianceView(Subject *subject, QWidget *parent)
 
 EquivarianceView::~EquivarianceView() = default;
 
+QString EquivarianceView::guide() const
+{
+    return tr("<p><b>Equivariance</b> tests a property of self-attention: without positions and with every token "
+              "seeing every other, permuting the tokens permutes the attention map and the outputs the same way. The "
+              "two large numbers are the largest differences; near 1e-7 is float round-off, anything larger is broken "
+              "equivariance.</p>"
+              "<p>Choose the permutation (reverse, a seeded shuffle, a swap of two positions, or drag the tokens into any "
+              "order), then what breaks it: the model's positions and its causal mask, or none of them (\"No positions, "
+              "bidirectional\"). The grid at the bottom left gives the difference for every head.</p>"
+              "<p>Try: press \"No positions, bidirectional\" and watch every difference fall to round-off.</p>");
+}
+
 QString EquivarianceView::explanation() const
 {
     return tr("Self-attention without positions treats its input as a set: permuting the tokens (P) permutes the "

@@ -31,6 +31,7 @@ public:
 
     QString title() const override { return tr("Equivariance"); }
     QString explanation() const override;
+    QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
     HeatmapPlot *currentFigure() const override;

@@ -280,6 +280,19 @@ bool ExploreView::eventFilter(QObject *watched, QEvent *event)
     return Workspace::eventFilter(watched, event);
 }
 
+QString ExploreView::guide() const
+{
+    return tr("<p><b>Explore</b> shows the attention of one model on your text. Type in the text box; every view updates "
+              "a moment after you stop typing. Pick a head in the layer × head grid (L0 H0 is the first head of the first "
+              "layer; layers, heads and tokens count from 0 everywhere).</p>"
+              "<p><b>Head</b>: the head's weights, query tokens down, key tokens across; hover a cell for the exact "
+              "number, scroll to zoom, drag to pan. <b>Lines</b>: the same weights as lines from query to key. "
+              "<b>Head statistics</b>: entropy, distance, previous-token and induction scores of every head. "
+              "<b>Rollout &amp; flow</b>: attention combined across layers. <b>Outputs</b>: what the model predicts.</p>"
+              "<p>Try: with sample:induction-gpt2, type a sequence twice (\"zo ta mu ga zo ta mu ga\") and look for the "
+              "head whose second half attends to the token after the earlier copy.</p>");
+}
+
 QString ExploreView::explanation() const
 {
     switch (m_tabs->currentIndex()) {

@@ -42,6 +42,7 @@ public:
 
     QString title() const override { return tr("Explore"); }
     QString explanation() const override;
+    QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
     HeatmapPlot *currentFigure() const override;

@@ -72,6 +72,18 @@ FaithfulnessView::FaithfulnessView(Subject *subject, QWidget *parent)
 
 FaithfulnessView::~FaithfulnessView() = default;
 
+QString FaithfulnessView::guide() const
+{
+    return tr("<p><b>Faithfulness</b> asks whether attention points at the tokens the model actually uses. It compares "
+              "importance read from attention (one head, the mean of the last layer, rollout or flow) with importance "
+              "measured by removing tokens (leave-one-out, occlusion) and watching the model's output.</p>"
+              "<p>The table scores every method by how much the output changes when its most important tokens are "
+              "removed or kept (comprehensiveness, sufficiency, deletion and insertion curves), each beside a random "
+              "ordering; the scatter plots attention against perturbation, labelling the most prominent tokens (hover "
+              "for the others). Dataset mode runs the same suite over a whole evaluation set.</p>"
+              "<p>Try: with sample:rationale-bert, compare the deletion curve of attention with the random one.</p>");
+}
+
 QString FaithfulnessView::explanation() const
 {
     if (isDatasetMode())

@@ -41,6 +41,7 @@ public:
 
     QString title() const override { return tr("Faithfulness"); }
     QString explanation() const override;
+    QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
     void setColorMap(ColorMap map) override;

@@ -231,6 +231,19 @@ void MasksView::sizeEditor(int tokens)
     m_editor->setMinimumSize(side + frame.width(), side + frame.height());
 }
 
+QString MasksView::guide() const
+{
+    return tr("<p><b>Masks</b> recomputes one head from the same Q, K and V under several masks: the model's own, "
+              "bidirectional, causal, key padding, a window of W keys and a custom mask of your own. Weights are on top; "
+              "below, each mask's change from the model's own (red: more weight, blue: less), and a bar chart of how much "
+              "each token's output moves.</p>"
+              "<p>Click keys in the padding strip to mark them as padding. On the custom panel, press on a cell and drag to "
+              "block or allow a rectangle of cells; blocked cells are hatched like every masked cell. The box at the bottom "
+              "replaces a token and checks that nothing leaks back through the causal mask or the padding.</p>"
+              "<p>Try: in the box at the bottom, replace a late token: the causal row says whether anything leaks back "
+              "into the tokens before it.</p>");
+}
+
 QString MasksView::explanation() const
 {
     return tr("One head's attention recomputed from the same Q, K and V under different masks: weights on top, the "

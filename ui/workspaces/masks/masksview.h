@@ -56,6 +56,7 @@ public:
 
     QString title() const override { return tr("Masks"); }
     QString explanation() const override;
+    QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
     HeatmapPlot *currentFigure() const override;   // the first non-baseline weights panel

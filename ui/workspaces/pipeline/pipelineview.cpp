@@ -227,6 +227,17 @@ void PipelineView::changeEvent(QEvent *event)
     }
 }
 
+QString PipelineView::guide() const
+{
+    return tr("<p><b>Pipeline</b> takes one head through self-attention step by step with the numbers of the real "
+              "forward pass: X, then Q, K and V, the scores QKᵀ, the scaling by √d_k, the mask, the softmax and Y = PV. "
+              "It follows the model, text and head chosen in Explore.</p>"
+              "<p>Step with ← / → or PageUp / PageDown (a presentation clicker sends these) or the buttons. The controls on "
+              "the right switch the scaling off, change the softmax temperature, the mask or the positions, and every "
+              "later stage follows.</p>"
+              "<p>Try: untick the √d_k scaling on a head with large scores and watch the softmax become sharper.</p>");
+}
+
 QString PipelineView::explanation() const
 {
     return tr("One attention head, step by step, with the real numbers of a forward pass: X → Q, K, V → QKᵀ → ÷√d_k "
