@@ -344,7 +344,7 @@ void TestUiEquivariance::headlinesNeverOverlap()
     }
     QVERIFY(weights && outputs);
     QList<bool> arrangements;
-    for (int width : {1600, 1000}) {
+    for (int width : {1600, 1500, 1400, 1300, 1200, 1100, 1000}) {
         view.resize(width, 900);
         view.show();
         QTest::qWait(30);
@@ -354,7 +354,8 @@ void TestUiEquivariance::headlinesNeverOverlap()
         QVERIFY(!weights->geometry().adjusted(-4, 0, 4, 0).intersects(outputs->geometry()));
         arrangements << (weights->geometry().top() == outputs->geometry().top());
     }
-    QCOMPARE(arrangements, (QList<bool>{true, false}));   // side by side at 1600 px, stacked at 1000 px
+    QVERIFY(arrangements.first());    // side by side at 1600 px
+    QVERIFY(!arrangements.last());    // stacked at 1000 px
 }
 
 void TestUiEquivariance::defaultFigureKeepsBothRows()

@@ -52,8 +52,10 @@ EquivarianceFigure::EquivarianceFigure(QWidget *parent) : QWidget(parent)
     // Their width does not set the figure's: where both do not fit side by side they go one under the other.
     m_errA->setMinimumWidth(1);
     m_errY->setMinimumWidth(1);
-    m_errors->addWidget(m_errA, 1);
-    m_errors->addWidget(m_errY, 1);
+    // Each at its own width (an equal share could cut the longer one), the rest of the row empty.
+    m_errors->addWidget(m_errA);
+    m_errors->addWidget(m_errY);
+    m_errors->addStretch(1);
     layout->addLayout(m_errors);
     m_reason = new QLabel;
     m_reason->setWordWrap(true);
@@ -177,9 +179,14 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
         for (std::size_t k = 0; k < d.size(); ++k) d[k] = a[k] - b[k];
         return d;
     };
-    const double rangeA = symmetricRange(s->focusErrWeights);
+    // The scale spans at least the round-off level, and says so when that is what sets it.
+    const auto diffLabel = [](double range, bool floored) {
+        return floored ? tr("difference (±%1, round-off level)").arg(formatError(range))
+                       : tr("difference (±%1)").arg(formatError(range));
+    };
+    const double rangeA = std::max(symmetricRange(s->focusErrWeights), kRoundOff);
     m_aDiff->setValueRange(-rangeA, rangeA);
-    m_aDiff->setValueLabel(tr("difference (±%1)").arg(formatError(rangeA)));
+    m_aDiff->setValueLabel(diffLabel(rangeA, s->focusErrWeights < kRoundOff));
     show(m_aDiff, weightCells, [s, difference] {
         HeatmapData d;
         d.rows = d.cols = s->length;
@@ -206,9 +213,10 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
     outputs(m_yPX, &EquivarianceSnapshot::outputsPX);
     outputs(m_yX, &EquivarianceSnapshot::outputsXPermuted);
 
-    const double rangeDY = symmetricRange(s->focusErrOutputs);
+    const double outputsRoundOff = kRoundOff * std::max(1.0, s->outputsTop);
+    const double rangeDY = std::max(symmetricRange(s->focusErrOutputs), outputsRoundOff);
     m_yDiff->setValueRange(-rangeDY, rangeDY);
-    m_yDiff->setValueLabel(tr("difference (±%1)").arg(formatError(rangeDY)));
+    m_yDiff->setValueLabel(diffLabel(rangeDY, s->focusErrOutputs < outputsRoundOff));
     show(m_yDiff, outputCells, [s, difference] {
         HeatmapData d;
         d.rows = s->length;

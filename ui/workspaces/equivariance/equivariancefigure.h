@@ -43,6 +43,10 @@ public:
     QString reasonText() const;
 
     static QString formatError(double err);   // "3.1e-08"
+    // Float32 round-off: differences of attention weights (probabilities) up to this are what an exactly
+    // equivariant computation gives, so the colour scales never span less; round-off of 1e-8 is then drawn
+    // near white, not as the scale's brightest red. Hidden states use it relative to their largest value.
+    static constexpr double kRoundOff = 1e-5;
 
 protected:
     void resizeEvent(QResizeEvent *event) override;

@@ -396,7 +396,8 @@ void EquivarianceView::showSnapshot()
         }
         d.rowLabels = layerTickLabels(d.rows);
         d.colLabels = headTickLabels(d.cols);
-        m_headErrors->setValueRange(0.0, worst > 0.0 ? worst : 1e-12);
+        // At least the round-off level, so heads that are equivariant up to round-off are drawn dark.
+        m_headErrors->setValueRange(0.0, std::max(worst, EquivarianceFigure::kRoundOff));
         m_headErrors->setData(std::move(d));
         m_headErrors->setHoverFormatter([this](HeatmapCell cell) {
             const double v = m_headErrors->cellValue(cell.row, cell.col);
