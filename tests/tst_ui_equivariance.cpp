@@ -93,6 +93,11 @@ void TestUiEquivariance::holdsWithoutPositionsBidirectional()
     QVERIFY(shownNumber(fig->outputsErrorText()) <= 1e-5);
     QCOMPARE(fig->weightsErrorText().section(QLatin1Char('='), -1).trimmed(), EquivarianceFigure::formatError(r.maxAbsErrWeights));
     QVERIFY(fig->reasonText().contains(QStringLiteral("Equivariant.")));
+    // Round-off is drawn near white: the difference scale spans the round-off level, and says so.
+    const double floor = EquivarianceFigure::kRoundOff;
+    QCOMPARE(fig->weightsDifference()->colorRange(), (std::pair{-floor, floor}));
+    QVERIFY2(fig->weightsDifference()->valueLabel().contains(QStringLiteral("round-off")), qPrintable(fig->weightsDifference()->valueLabel()));
+    QVERIFY(fig->outputsDifference()->colorRange().second >= floor);
     QVERIFY(fig->reasonText().contains(QStringLiteral("float round-off")));
 
     // random: models tokenize by byte, with no special tokens: reverse puts the labels in reversed order.
@@ -156,6 +161,10 @@ void TestUiEquivariance::causalMaskBreaksIt()
     QVERIFY(shownNumber(view.figure()->outputsErrorText()) > 1e-3);
     QVERIFY(view.figure()->reasonText().contains(QStringLiteral("Not equivariant")));
     QVERIFY(view.figure()->reasonText().contains(QStringLiteral("causal mask")));
+    // A real difference sets the scale itself: ± the head on screen's largest difference.
+    const double err = s->focusErrWeights;
+    QCOMPARE(view.figure()->weightsDifference()->colorRange(), (std::pair{-err, err}));
+    QVERIFY(!view.figure()->weightsDifference()->valueLabel().contains(QStringLiteral("round-off")));
     // A(PX) under the causal mask: everything above the diagonal is masked.
     const HeatmapData &a = view.figure()->weightsPermutedInput()->data();
     QCOMPARE(int(a.masked.size()), a.rows * a.cols);

@@ -412,6 +412,17 @@ void HeatmapPlot::setDivergingRange(double maxAbs)
     setValueRange(-maxAbs, maxAbs);
 }
 
+std::pair<double, double> HeatmapPlot::colorRange() const
+{
+    const QCPRange r = d->map->dataRange();
+    return {r.lower, r.upper};
+}
+
+QString HeatmapPlot::valueLabel() const
+{
+    return d->scale->axis()->label();
+}
+
 void HeatmapPlot::setValueLabel(const QString &label)
 {
     d->scale->axis()->setLabel(label);

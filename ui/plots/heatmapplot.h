@@ -66,6 +66,8 @@ public:
     void setColorMap(ColorMap map);
     ColorMap colorMap() const { return m_colorMap; }
     void setValueRange(double lower, double upper);       // colour scale range (default [0, 1])
+    std::pair<double, double> colorRange() const;         // the range the colours span now
+    QString valueLabel() const;                           // the colour bar's label
     // Signed differences: the diverging map over [−maxAbs, maxAbs], so 0 is the neutral middle colour whatever the
     // data (maxAbs ≤ 0 or not finite: [−1, 1]).
     void setDivergingRange(double maxAbs);
