@@ -27,7 +27,7 @@ QString plainText(QString text)
     return text;
 }
 
-// A read-only page sized for a 1280×720 screen, closed with Esc or its button.
+// A read-only page, closed with Esc or its button; it never grows past the screen.
 void showPage(QWidget *parent, const QString &title, const QString &html, QSize want)
 {
     auto *dialog = new QDialog(parent);
