@@ -36,6 +36,13 @@ TextModelPtr openModel(const char *spec)
     return m ? std::make_shared<const attn::TextModel>(std::move(m.value())) : nullptr;
 }
 
+// The subject most tests start from: the random model of kRandomSpec and `text`.
+void openRandomModel(Subject &subject, const QString &text)
+{
+    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
+    subject.setText(text);
+}
+
 // Runs the view now and waits for its result.
 bool runAndWait(EquivarianceView &view)
 {
@@ -76,8 +83,7 @@ void TestUiEquivariance::initTestCase()
 void TestUiEquivariance::holdsWithoutPositionsBidirectional()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
-    subject.setText(QString::fromLatin1(kText));
+    openRandomModel(subject, QString::fromLatin1(kText));
     EquivarianceView view(&subject);
     view.setFocusHead(1, 2);
     QVERIFY(runAndWait(view));
@@ -149,8 +155,7 @@ void TestUiEquivariance::holdsWithoutPositionsBidirectional()
 void TestUiEquivariance::causalMaskBreaksIt()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
-    subject.setText(QString::fromLatin1(kText));
+    openRandomModel(subject, QString::fromLatin1(kText));
     EquivarianceView view(&subject);
     view.setMask(attn::MaskChoice::Kind::Causal);
     QVERIFY(runAndWait(view));
@@ -196,8 +201,7 @@ void TestUiEquivariance::learnedPositionsBreakItOnARealModel()
 void TestUiEquivariance::swapAndDraggedOrders()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
-    subject.setText(QStringLiteral("abcde"));
+    openRandomModel(subject, QStringLiteral("abcde"));
     EquivarianceView view(&subject);
     attn::PermutationSpec swap;
     swap.kind = attn::PermutationSpec::Kind::Swap;
@@ -231,8 +235,7 @@ void TestUiEquivariance::swapAndDraggedOrders()
 void TestUiEquivariance::sessionStateRoundTrips()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
-    subject.setText(QString::fromLatin1(kText));
+    openRandomModel(subject, QString::fromLatin1(kText));
     EquivarianceView a(&subject);
     const QJsonObject state{{"permutation", "random:7"}, {"keep_special_fixed", false}, {"positional", "none"},
                             {"mask", "causal"},          {"scope", "layer:1"},          {"head", "1.3"}};
@@ -279,8 +282,7 @@ void TestUiEquivariance::badSessionFieldsAreRejectedByName()
 void TestUiEquivariance::sessionStateBeforeItsModel()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));   // 2 layers
-    subject.setText(QString::fromLatin1(kText));
+    openRandomModel(subject, QString::fromLatin1(kText));   // 2 layers
     EquivarianceView view(&subject);
     QString error;
     QVERIFY2(view.restoreSessionState({{"head", "4.1"}}, &error), qPrintable(error));
@@ -299,8 +301,7 @@ void TestUiEquivariance::sessionStateBeforeItsModel()
 void TestUiEquivariance::followsTheSubjectOnlyWhenShown()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
-    subject.setText(QStringLiteral("abc"));
+    openRandomModel(subject, QStringLiteral("abc"));
     EquivarianceView view(&subject);
     view.show();
     QTRY_VERIFY_WITH_TIMEOUT(view.snapshot() && view.snapshot()->length == 3, 10000);
@@ -319,8 +320,7 @@ void TestUiEquivariance::followsTheSubjectOnlyWhenShown()
 void TestUiEquivariance::headlessViewSwitchesTheHead()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
-    subject.setText(QString::fromLatin1(kText));
+    openRandomModel(subject, QString::fromLatin1(kText));
     EquivarianceView view(&subject);
     QCOMPARE(view.viewPrefixes(), QStringList{"equivariance"});
     QString error;
@@ -370,8 +370,7 @@ void TestUiEquivariance::headlinesNeverOverlap()
 void TestUiEquivariance::defaultFigureKeepsBothRows()
 {
     Subject subject;
-    subject.setModel(openModel(kRandomSpec), QString::fromLatin1(kRandomSpec));
-    subject.setText(QString::fromLatin1(kText));
+    openRandomModel(subject, QString::fromLatin1(kText));
     EquivarianceView view(&subject);
     view.resize(1600, 1000);
     view.show();
