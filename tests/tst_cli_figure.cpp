@@ -14,10 +14,14 @@
 
 #include <attnscope/textmodel.h>
 
+#include <QAbstractButton>
 #include <QImage>
+#include <QLabel>
+#include <QPointer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSvgRenderer>
+#include <QTextDocument>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -63,6 +67,58 @@ void settle(attnui::Workspace *w)
         if (w->runner()->isBusy()) idle.restart();
         return idle.elapsed() > 400;
     }, 60000);
+}
+
+// What a view's figure is laid out as, read in this process from the same workspace the CLI builds.
+struct ViewLayout {
+    QString title, spec;
+    double minAspect = 0, maxAspect = 0;
+    QString caption;
+    QPointer<QWidget> figure;   // for figureCaptionHeight(); lives as long as `workspaces`
+    QStringList controls;       // text of the controls inside the figure: never drawn in it
+    QStringList labelWords;     // the words of the figure's own labels (a legend may say "H0" as a check box does)
+};
+
+// One view spec per prefix of every registered workspace: the prefix itself, or with the first layer and head,
+// whichever the workspace accepts. `keep`: the workspaces, so that ViewLayout::figure stays valid.
+QList<ViewLayout> registeredLayouts(std::vector<std::unique_ptr<attnui::Workspace>> *keep, attnui::Subject *subject)
+{
+    QList<ViewLayout> views;
+    for (attnui::Workspace *w : attnui::createWorkspaces(subject)) {
+        keep->emplace_back(w);
+        w->resize(1400, 900);
+        w->show();
+        settle(w);
+        for (const QString &prefix : w->viewPrefixes()) {
+            for (const QString &spec : {prefix, prefix + QStringLiteral(":0.0"), prefix + QStringLiteral(":0")}) {
+                QString error;
+                if (!w->showView(spec, &error)) continue;
+                settle(w);
+                ViewLayout v{w->title(), spec};
+                const attnui::FigureLayout layout = w->figureLayout();
+                v.minAspect = layout.minAspect;
+                v.maxAspect = layout.maxAspect;
+                v.caption = w->figureCaption();
+                v.figure = w->figureWidget();
+                if (v.figure) {
+                    for (const QAbstractButton *b : v.figure->findChildren<QAbstractButton *>())
+                        if (b->isVisibleTo(v.figure) && b->text().size() >= 2) v.controls << QString(b->text()).remove('&');
+                    for (const QLabel *l : v.figure->findChildren<QLabel *>()) {
+                        if (l->buddy()) {
+                            if (l->isVisibleTo(v.figure)) v.controls << QString(l->text()).remove('&');
+                            continue;
+                        }
+                        QTextDocument doc;
+                        doc.setHtml(l->text());
+                        v.labelWords << doc.toPlainText().replace(QChar(0xA0), QLatin1Char(' ')).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+                    }
+                }
+                views.append(v);
+                break;
+            }
+        }
+    }
+    return views;
 }
 
 // One view spec per prefix of every registered workspace: the prefix itself, or with the first layer and head,
@@ -129,6 +185,7 @@ private slots:
     void initTestCase();
     void writesEveryView_data();
     void writesEveryView();
+    void defaultLayoutsFitTheirViews();
     void docExamplesRun();
     void badViewIsAnArgumentError_data();
     void badViewIsAnArgumentError();
@@ -207,6 +264,76 @@ void TestCliFigure::writesEveryView()
             QVERIFY(bytes.right(64).contains("%%EOF"));
             QVERIFY(bytes.size() > 2000);
         }
+    }
+}
+
+void TestCliFigure::defaultLayoutsFitTheirViews()
+{
+    // Every view's default figure (its own layout, whatever the window) and the same at a journal column's width:
+    // the content's aspect ratio (the figure less its wrapped caption) is within the range the view states, the
+    // column figure prints exactly 3.5 in wide at 300 dpi, and no control or hover hint is drawn in it.
+    auto opened = attn::TextModel::open(kModel.toStdString());
+    QVERIFY(opened.isOk());
+    attnui::Subject subject;
+    subject.setModel(std::make_shared<const attn::TextModel>(std::move(*opened)), kModel);
+    subject.setText(kText);
+    std::vector<std::unique_ptr<attnui::Workspace>> workspaces;
+    const QList<ViewLayout> views = registeredLayouts(&workspaces, &subject);
+    QVERIFY(views.size() >= 10);
+    const auto figureArgs = [](const QString &view, const QString &out) {
+        return QStringList{QStringLiteral("figure"), QStringLiteral("--model"), kModel, QStringLiteral("--text"),
+                           kText, QStringLiteral("--view"), view, QStringLiteral("--out"), out};
+    };
+    for (const ViewLayout &v : views) {
+        const QString what = v.title + QLatin1Char(' ') + v.spec;
+        QVERIFY2(v.figure, qPrintable(what + ": no figure"));
+        QVERIFY2(v.minAspect > 0 && v.minAspect < v.maxAspect, qPrintable(what + ": no aspect range"));
+        const QString base = m_dir.filePath(QStringLiteral("layout-") + QString(v.spec).replace(QLatin1Char(':'), QLatin1Char('_')));
+
+        // Default: one logical pixel per pixel at 96 dpi.
+        CliRun run = runCli(figureArgs(v.spec, base + QStringLiteral(".png")) << QStringLiteral("--dpi") << QStringLiteral("96"));
+        QVERIFY2(run.exitCode == 0, qPrintable(what + QStringLiteral(": ") + run.err));
+        const QImage image(base + QStringLiteral(".png"));
+        QVERIFY(!image.isNull());
+        const int caption = attnui::figureCaptionHeight(v.figure, v.caption, image.width());
+        const double aspect = double(image.width()) / (image.height() - caption);
+        QVERIFY2(aspect >= v.minAspect * 0.99 && aspect <= v.maxAspect * 1.01,
+                 qPrintable(QStringLiteral("%1: %2x%3 (caption %4) has aspect %5, outside %6..%7")
+                                .arg(what).arg(image.width()).arg(image.height()).arg(caption).arg(aspect)
+                                .arg(v.minAspect).arg(v.maxAspect)));
+        QVERIFY2(image.width() >= 300 && image.height() - caption >= 200,
+                 qPrintable(QStringLiteral("%1: %2x%3 is too small to read").arg(what).arg(image.width()).arg(image.height())));
+
+        // A journal column: laid out no wider than the print over kMinTextScale, scaled to 3.5 in.
+        run = runCli(figureArgs(v.spec, base + QStringLiteral("-column.png")) << QStringLiteral("--width")
+                                                                               << QStringLiteral("3.5in"));
+        QVERIFY2(run.exitCode == 0, qPrintable(what + QStringLiteral(": ") + run.err));
+        const QImage column(base + QStringLiteral("-column.png"));
+        QCOMPARE(column.width(), 1050);
+        QCOMPARE(column.dotsPerMeterX(), qRound(300 / 0.0254));
+        const double print = 3.5 * 96, laidOut = std::clamp(double(image.width()), print, print / attnui::kMinTextScale);
+        const double pixels = print / laidOut * 300 / 96;   // device pixels per logical pixel of the layout
+        const double columnAspect = column.width() / (column.height() - attnui::figureCaptionHeight(v.figure, v.caption, qRound(laidOut)) * pixels);
+        QVERIFY2(columnAspect >= v.minAspect * 0.98 && columnAspect <= v.maxAspect * 1.02,
+                 qPrintable(QStringLiteral("%1 at 3.5 in: aspect %2, outside %3..%4").arg(what).arg(columnAspect)
+                                .arg(v.minAspect).arg(v.maxAspect)));
+
+        // No widget chrome: controls are left out, hover hints are not drawn.
+        run = runCli(figureArgs(v.spec, base + QStringLiteral(".svg")));
+        QVERIFY2(run.exitCode == 0, qPrintable(what + QStringLiteral(": ") + run.err));
+        QFile svg(base + QStringLiteral(".svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QStringList texts = svgTexts(QString::fromUtf8(svg.readAll()));
+        for (const QString &t : texts) {
+            QVERIFY2(!t.contains(QLatin1String("Hover"), Qt::CaseInsensitive) &&
+                         !t.contains(QLatin1String("click"), Qt::CaseInsensitive),
+                     qPrintable(QStringLiteral("%1: a hint is drawn: '%2'").arg(what, t)));
+        }
+        // A control's text is drawn no more often than the figure's own labels say it (the line view's legend
+        // reads "H0" once; its check box "H0" would make it twice).
+        for (const QString &c : v.controls)
+            QVERIFY2(texts.count(c) <= v.labelWords.count(c),
+                     qPrintable(QStringLiteral("%1: a control is drawn: '%2'").arg(what, c)));
     }
 }
 

@@ -56,6 +56,7 @@ private slots:
     void cellAtCentreOfEachCell();
     void tickLabelsAreTheTokens();
     void cellTextKeepsTinyValues();
+    void cellTextContrastsWithItsCell();
     void manyTokensAreThinned();
     void maskedCellsAreNaN();
     void hoverReportsTheCell();
@@ -114,6 +115,22 @@ void TestUiHeatmap::cellTextKeepsTinyValues()
     QCOMPARE(HeatmapPlot::cellText(-3.4e-8), QStringLiteral("-3e-8"));
     QCOMPARE(HeatmapPlot::cellText(0.0049), QStringLiteral("5e-3"));
     QCOMPARE(HeatmapPlot::cellText(2e-12), QStringLiteral("2e-12"));
+}
+
+void TestUiHeatmap::cellTextContrastsWithItsCell()
+{
+    // Relative luminance by hand (WCAG): viridis' top #fde725 is L = 0.80 (dark text, HSL lightness 0.57 would
+    // also say so); its 0.94 colour, about #dde318, is L = 0.71 although its HSL lightness is 0.49; the teal
+    // middle #21918c is L = 0.22, where dark text contrasts 4.8 : 1 and white 3.5 : 1; the purple bottom
+    // #440154 is L = 0.015.
+    const QColor dark(20, 20, 20), light(245, 245, 245);
+    QCOMPARE(textColorOn(QColor(0xfd, 0xe7, 0x25)), dark);
+    QCOMPARE(textColorOn(QColor(0xdd, 0xe3, 0x18)), dark);
+    QCOMPARE(textColorOn(QColor(0x21, 0x91, 0x8c)), dark);
+    QCOMPARE(textColorOn(QColor(0x44, 0x01, 0x54)), light);
+    QCOMPARE(textColorOn(QColor(0x3b, 0x52, 0x8b)), light);   // viridis at about 0.25
+    QCOMPARE(textColorOn(Qt::black), light);
+    QCOMPARE(textColorOn(Qt::white), dark);
 }
 
 void TestUiHeatmap::tickLabelsAreTheTokens()

@@ -120,8 +120,10 @@ int figureVerb(const QStringList &args)
          attnui::kMaxFigureDpi},
         {"size", T::Text, "WxH",
          QStringLiteral("figure size in logical pixels of 1/96 inch, caption included, W in 200..20000 and H in "
-                        "150..20000 (default: as the workspace lays it out in a %1x%2 window)")
-             .arg(kWindow.width()).arg(kWindow.height()), {}},
+                        "150..20000 (default: the view's own figure layout, sized for its content)"), {}},
+        {"width", T::Text, "W",
+         QStringLiteral("printed width, e.g. 3.5in (a journal column) or 7in (a page), also cm or mm, 1 to 20 "
+                        "inches; the height follows the view's layout and --dpi defaults to 300"), {}},
     });
     opts.use({"backend",
               {"mask", QStringLiteral("model|bidirectional|causal|window:W|causal-window:W; model is the model's own; "
@@ -151,6 +153,19 @@ int figureVerb(const QStringList &args)
         if (w < 200 || h < 150 || w > 20000 || h > 20000)
             return opts.fail(QStringLiteral("--size: '%1' is not WxH with W in 200..20000 and H in 150..20000").arg(text));
         options.size = QSize(w, h);
+    }
+    if (opts.isSet("width")) {
+        if (opts.isSet("size")) return opts.fail(QStringLiteral("--width: give --width or --size, not both"));
+        const QString text = opts.value("width");
+        const QRegularExpressionMatch m =
+            QRegularExpression(QStringLiteral("^(\\d{1,3}(?:\\.\\d{1,3})?)(in|cm|mm)$")).match(text);
+        const double perInch = !m.hasMatch() ? 0 : m.captured(2) == QLatin1String("in") ? 1 : m.captured(2) == QLatin1String("cm") ? 2.54 : 25.4;
+        const double inches = m.hasMatch() ? m.captured(1).toDouble() / perInch : 0;
+        if (inches < 1 || inches > 20)
+            return opts.fail(QStringLiteral("--width: '%1' is not a width of 1 to 20 inches such as 3.5in, 7in, 8.9cm "
+                                            "or 178mm").arg(text));
+        options.widthInches = inches;
+        if (!opts.isSet("dpi")) options.dpi = 300;
     }
     const QString out = opts.value("out");
     if (!attnui::figureFormatForPath(out))
@@ -228,7 +243,7 @@ int figureVerb(const QStringList &args)
         return kExitError;
     }
     options.caption = workspace->figureCaption();
-    if (options.size.isEmpty()) options.size = attnui::defaultFigureSize(figure, options.caption);
+    options.layout = workspace->figureLayout();
     if (QString error; !attnui::exportFigure(figure, out, options, &error)) {
         printError(verb, error);
         return kExitError;

@@ -3,8 +3,17 @@
 
 #include "plots/vectorpaint.h"
 
+#include <QAbstractButton>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QCoreApplication>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollBar>
 #include <QFileInfo>
+#include <QHeaderView>
+#include <QTableView>
 #include <QLayout>
 #include <QPageSize>
 #include <QPainter>
@@ -12,6 +21,8 @@
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QSplitter>
+#include <QStyle>
 #include <QSvgGenerator>
 #include <QTableView>
 #include <QWidget>
@@ -30,9 +41,13 @@ QString tr(const char *text)
     return QCoreApplication::translate("FigureExport", text);
 }
 
-int captionHeight(const QWidget *figure, const QString &caption)
+constexpr int kCaptionMargin = 10;             // left and right of the caption
+
+QRectF captionText(const QWidget *figure, const QString &caption, int width)
 {
-    return caption.isEmpty() ? 0 : int(std::ceil(QFontMetricsF(figure->font()).height() * 1.8));
+    const QFontMetricsF fm(figure->font());
+    return fm.boundingRect(QRectF(0, 0, std::max(40, width - 2 * kCaptionMargin), 1e6),
+                           Qt::AlignLeft | Qt::TextWordWrap, caption);
 }
 
 // Lays every layout under `root` out again at its widget's current size, parents first. Visible widgets do this
@@ -66,8 +81,14 @@ class ExportGeometry {
 public:
     ExportGeometry(QWidget *figure, QSize size) : m_figure(figure), m_old(figure->size())
     {
-        for (QWidget *w : figure->findChildren<QWidget *>())
-            if (w->property(kExcludeFromFigure).toBool() && w->isVisibleTo(figure)) {
+        const QList<QWidget *> children = figure->findChildren<QWidget *>();
+        for (QWidget *w : children)
+            if (w->property(kFigureOnly).toBool() && !w->isVisibleTo(figure) && w->parentWidget()->isVisibleTo(figure)) {
+                w->show();
+                m_shown.append(w);
+            }
+        for (QWidget *w : children)
+            if ((w->property(kExcludeFromFigure).toBool() || isControl(w)) && w->isVisibleTo(figure)) {
                 w->hide();
                 m_hidden.append(w);
             }
@@ -77,15 +98,57 @@ public:
             area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
             area->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         }
+        // A sort indicator is a control's state, not data; a last column stretched to the window's width would
+        // keep that width (tableFigureSize() measures every column to its content).
+        for (QTableView *table : figure->findChildren<QTableView *>()) {
+            QHeaderView *h = table->horizontalHeader();
+            m_headers.append({h, h->isSortIndicatorShown(), h->stretchLastSection()});
+            h->setSortIndicatorShown(false);
+            h->setStretchLastSection(false);
+        }
         measureTables(figure);
+        // A table no taller than its rows: an empty white box under the last row reads as missing data.
+        for (QTableView *table : figure->findChildren<QTableView *>()) {
+            m_tableHeights.append({table, table->maximumHeight()});
+            table->setMaximumHeight(tableFigureSize(table).height());
+        }
+        // A figure that is the widget of a resizable scroll area (the overview grid) would be sized back to the
+        // viewport as soon as render() delivers its resize event.
+        for (QWidget *p = figure->parentWidget(); p; p = p->parentWidget())
+            if (auto *area = qobject_cast<QScrollArea *>(p); area && area->widget() == figure) {
+                if (area->widgetResizable()) {
+                    m_resizableArea = area;
+                    area->setWidgetResizable(false);
+                }
+                break;
+            }
         m_figure->resize(size);
         relayout(m_figure);
+        for (QSplitter *split : figure->findChildren<QSplitter *>()) {
+            const QVariant sizes = split->property(kFigureSizes);
+            if (!sizes.isValid()) continue;
+            m_splitters.append({split, split->sizes()});
+            split->setSizes(sizes.value<QList<int>>());
+        }
         relayout(m_figure);   // again: the tables' new size hints reach the layouts above them on the first pass
         preparePlotsForExport(m_figure);
     }
     ~ExportGeometry()
     {
-        for (QWidget *w : m_hidden) w->show();
+        if (m_resizableArea) m_resizableArea->setWidgetResizable(true);
+        for (const Splitter &s : m_splitters)
+            if (s.split) s.split->setSizes(s.sizes);
+        for (const TableHeight &t : m_tableHeights)
+            if (t.table) t.table->setMaximumHeight(t.maximum);
+        for (const Header &h : m_headers) {
+            if (!h.header) continue;
+            h.header->setSortIndicatorShown(h.sortIndicator);
+            h.header->setStretchLastSection(h.stretchLast);
+        }
+        for (QWidget *w : m_hidden)
+            if (w) w->show();
+        for (QWidget *w : m_shown)
+            if (w) w->hide();
         for (const ScrollBars &b : m_scrollBars) {
             if (!b.area) continue;
             b.area->setHorizontalScrollBarPolicy(b.horizontal);
@@ -97,20 +160,46 @@ public:
     }
 
 private:
+    // A control, or the label that names one (its buddy); never a scroll bar (the scroll areas handle those).
+    static bool isControl(const QWidget *w)
+    {
+        if (qobject_cast<const QScrollBar *>(w)) return false;
+        if (const auto *label = qobject_cast<const QLabel *>(w)) return label->buddy() && isControl(label->buddy());
+        return qobject_cast<const QAbstractButton *>(w) || qobject_cast<const QComboBox *>(w) ||
+               qobject_cast<const QAbstractSpinBox *>(w) || qobject_cast<const QAbstractSlider *>(w) ||
+               qobject_cast<const QLineEdit *>(w);
+    }
+
     QWidget *m_figure;
     QSize m_old;
-    QList<QWidget *> m_hidden;
+    QList<QPointer<QWidget>> m_hidden, m_shown;
+    QPointer<QScrollArea> m_resizableArea;
     struct ScrollBars {
         QPointer<QAbstractScrollArea> area;
         Qt::ScrollBarPolicy horizontal, vertical;
     };
     QList<ScrollBars> m_scrollBars;
+    struct Splitter {
+        QPointer<QSplitter> split;
+        QList<int> sizes;
+    };
+    QList<Splitter> m_splitters;
+    struct Header {
+        QPointer<QHeaderView> header;
+        bool sortIndicator, stretchLast;
+    };
+    QList<Header> m_headers;
+    struct TableHeight {
+        QPointer<QTableView> table;
+        int maximum;
+    };
+    QList<TableHeight> m_tableHeights;
 };
 
 // Paints the figure and its caption into `painter`, whose coordinates are logical pixels of a `total`-sized page.
 void paintFigure(QPainter &painter, QWidget *figure, QSize total, const QString &caption)
 {
-    const int capH = captionHeight(figure, caption);
+    const int capH = figureCaptionHeight(figure, caption, total.width());
     const QSize figSize(total.width(), std::max(1, total.height() - capH));
     ExportGeometry geometry(figure, figSize);
     painter.fillRect(QRect(QPoint(0, 0), total), figure->palette().window());
@@ -122,9 +211,8 @@ void paintFigure(QPainter &painter, QWidget *figure, QSize total, const QString 
         painter.save();
         painter.setFont(figure->font());
         painter.setPen(figure->palette().color(QPalette::WindowText));
-        const QRect box(10, figSize.height(), total.width() - 20, capH);
-        const QString text = painter.fontMetrics().elidedText(caption, Qt::ElideRight, box.width());
-        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, text);
+        const QRect box(kCaptionMargin, figSize.height(), total.width() - 2 * kCaptionMargin, capH);
+        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, caption);
         painter.restore();
     }
 }
@@ -170,15 +258,101 @@ QSize defaultFigureSize(const QWidget *figure, const QString &caption)
         grow = grow.expandedTo(need - have);
     }
     onScreen = QSize(onScreen.width(), onScreen.height() - shrink) + grow;
-    return onScreen + QSize(0, captionHeight(figure, caption));
+    return onScreen + QSize(0, figureCaptionHeight(figure, caption, onScreen.width()));
+}
+
+QSize columnFigureSize(QWidget *figure, int minWidth)
+{
+    if (!figure || !figure->layout()) return {};
+    measureTables(figure);
+    QLayout *layout = figure->layout();
+    const auto shown = [figure](const QWidget *w) {
+        return w && w->isVisibleTo(figure) && !w->property(kExcludeFromFigure).toBool();
+    };
+    const auto need = [](QWidget *w) {
+        if (const auto *area = qobject_cast<QScrollArea *>(w); area && area->widget())
+            return area->widget()->sizeHint().expandedTo(area->widget()->minimumSizeHint());
+        return w->sizeHint();
+    };
+    int width = minWidth;
+    for (int i = 0; i < layout->count(); ++i)
+        if (QWidget *w = layout->itemAt(i)->widget(); shown(w) && !w->hasHeightForWidth())
+            width = std::max(width, need(w).width());
+        else if (QLayout *inner = layout->itemAt(i)->layout())
+            width = std::max(width, inner->sizeHint().width());
+    int height = 0, items = 0;
+    for (int i = 0; i < layout->count(); ++i) {
+        QLayoutItem *item = layout->itemAt(i);
+        if (QWidget *w = item->widget()) {
+            if (!shown(w)) continue;
+            height += w->hasHeightForWidth() ? w->heightForWidth(width) : need(w).height();
+        } else if (QLayout *inner = item->layout()) {
+            height += inner->hasHeightForWidth() ? inner->heightForWidth(width) : inner->sizeHint().height();
+        } else {
+            continue;
+        }
+        ++items;
+    }
+    const QMargins m = layout->contentsMargins();
+    return QSize(width + m.left() + m.right(),
+                 height + std::max(0, items - 1) * std::max(0, layout->spacing()) + m.top() + m.bottom());
+}
+
+QSize tableFigureSize(const QTableView *table)
+{
+    if (!table) return {};
+    const int frame = 2 * table->frameWidth();
+    const QHeaderView *h = table->horizontalHeader(), *v = table->verticalHeader();
+    // Each column as wide as its content or title needs (the header's length would include a last section
+    // stretched to whatever width the window had), without the sort indicator, which exports leave out.
+    const auto *view = static_cast<const QAbstractItemView *>(table);
+    // The titles' hints as exports measure them, without the indicator (set back at once; QHeaderView only
+    // schedules a repaint).
+    auto *header = const_cast<QHeaderView *>(h);
+    const bool indicator = header->isSortIndicatorShown();
+    header->setSortIndicatorShown(false);
+    int columns = 0;
+    for (int c = 0; table->model() && c < table->model()->columnCount(); ++c)
+        if (!table->isColumnHidden(c)) columns += std::max(header->sectionSizeHint(c), view->sizeHintForColumn(c));
+    header->setSortIndicatorShown(indicator);
+    const int w = columns + (v->isVisible() ? v->width() : 0) + frame;
+    // The rows as measureTables() will size them to their content (the header's own length is still the default
+    // section size for a table never shown).
+    int rows = 0;
+    for (int r = 0; table->model() && r < table->model()->rowCount(); ++r)
+        if (!table->isRowHidden(r)) rows += std::max(view->sizeHintForRow(r), v->minimumSectionSize());
+    const int hh = rows + (h->isHidden() ? 0 : h->sizeHint().height()) + frame;
+    return QSize(w, hh);
+}
+
+int figureCaptionHeight(const QWidget *figure, const QString &caption, int width)
+{
+    if (caption.isEmpty() || !figure) return 0;
+    const double line = QFontMetricsF(figure->font()).height();
+    return int(std::ceil(captionText(figure, caption, width).height() + line * 0.8));
+}
+
+FigurePage resolveFigurePage(const QWidget *figure, const FigureOptions &options)
+{
+    if (!options.size.isEmpty()) return {options.size, 1.0};
+    const QSize content = !options.layout.size.isEmpty() ? options.layout.size
+                                                         : defaultFigureSize(figure, QString());
+    if (options.widthInches <= 0)
+        return {content + QSize(0, figureCaptionHeight(figure, options.caption, content.width())), 1.0};
+    // Printed at a given width: laid out at the content's own width where that is within what the text can be
+    // scaled by, else at the nearest width that is; the height keeps the content's aspect.
+    const double print = options.widthInches * kLogicalDpi;
+    const double width = std::clamp(double(content.width()), print, print / kMinTextScale);
+    const int w = qRound(width), h = qRound(width * content.height() / std::max(1, content.width()));
+    return {QSize(w, h + figureCaptionHeight(figure, options.caption, w)), print / width};
 }
 
 QImage renderFigureImage(QWidget *figure, const FigureOptions &options)
 {
     if (!figure) return {};
-    const QSize total = options.size.isEmpty() ? defaultFigureSize(figure, options.caption) : options.size;
+    const FigurePage page = resolveFigurePage(figure, options);
     const double scale = std::clamp(options.dpi, kMinFigureDpi, kMaxFigureDpi) / kLogicalDpi;
-    QImage image((QSizeF(total) * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    QImage image((QSizeF(page.page()) * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
     if (image.isNull()) return {};
     // Painted at the screen's DPI (point-sized fonts keep their pixel size) and scaled; tagged with the real DPI.
     image.setDotsPerMeterX(qRound(kLogicalDpi / 0.0254));
@@ -186,8 +360,8 @@ QImage renderFigureImage(QWidget *figure, const FigureOptions &options)
     {
         QPainter painter(&image);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-        painter.scale(scale, scale);
-        paintFigure(painter, figure, total, options.caption);
+        painter.scale(scale * page.scale, scale * page.scale);
+        paintFigure(painter, figure, page.layout, options.caption);
     }
     image.setDotsPerMeterX(qRound(options.dpi / 0.0254));
     image.setDotsPerMeterY(qRound(options.dpi / 0.0254));
@@ -203,16 +377,18 @@ bool exportFigure(QWidget *figure, const QString &path, const FigureOptions &opt
                                .arg(path, QFileInfo(path).suffix()));
     if (options.dpi < kMinFigureDpi || options.dpi > kMaxFigureDpi)
         return fail(error, tr("DPI %1 is outside %2..%3").arg(options.dpi).arg(kMinFigureDpi).arg(kMaxFigureDpi));
-    const QSize total = options.size.isEmpty() ? defaultFigureSize(figure, options.caption) : options.size;
-    if (total.width() < 50 || total.height() < 50 || total.width() > 20000 || total.height() > 20000)
-        return fail(error, tr("size %1x%2 is outside 50..20000 pixels").arg(total.width()).arg(total.height()));
+    const FigurePage page = resolveFigurePage(figure, options);
+    const QSize total = page.page();
+    for (const QSize s : {total, page.layout})
+        if (s.width() < 50 || s.height() < 50 || s.width() > 20000 || s.height() > 20000)
+            return fail(error, tr("size %1x%2 is outside 50..20000 pixels").arg(s.width()).arg(s.height()));
 
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return fail(error, tr("cannot write %1: %2").arg(path, file.errorString()));
     const QString title = options.caption.isEmpty() ? QStringLiteral("AttnScope figure") : options.caption;
     switch (*format) {
     case FigureFormat::Png: {
-        const QImage image = renderFigureImage(figure, {total, options.dpi, options.caption});
+        const QImage image = renderFigureImage(figure, options);
         if (image.isNull() || !image.save(&file, "PNG"))
             return fail(error, tr("cannot write %1: the image could not be encoded").arg(path));
         break;
@@ -220,14 +396,14 @@ bool exportFigure(QWidget *figure, const QString &path, const FigureOptions &opt
     case FigureFormat::Svg: {
         QSvgGenerator generator;
         generator.setOutputDevice(&file);
-        generator.setSize(total);
-        generator.setViewBox(QRect(QPoint(0, 0), total));
+        generator.setSize(total);                                  // the printed size
+        generator.setViewBox(QRect(QPoint(0, 0), page.layout));    // the coordinates it is drawn in
         generator.setResolution(int(kLogicalDpi));
         generator.setTitle(title);
         generator.setDescription(QStringLiteral("AttnScope figure"));
         QPainter painter;
         if (!painter.begin(&generator)) return fail(error, tr("cannot start SVG output for %1").arg(path));
-        paintFigure(painter, figure, total, options.caption);
+        paintFigure(painter, figure, page.layout, options.caption);
         painter.end();
         break;
     }
@@ -242,7 +418,8 @@ bool exportFigure(QWidget *figure, const QString &path, const FigureOptions &opt
         writer.setCreator(QStringLiteral("AttnScope"));
         QPainter painter;
         if (!painter.begin(&writer)) return fail(error, tr("cannot start PDF output for %1").arg(path));
-        paintFigure(painter, figure, total, options.caption);
+        painter.scale(page.scale, page.scale);
+        paintFigure(painter, figure, page.layout, options.caption);
         painter.end();
         break;
     }

@@ -32,6 +32,15 @@ QString saveName(QWidget *parent, const char *key, const QString &title, const Q
 
 } // namespace
 
+FigureOptions workspaceFigureOptions(const Workspace *workspace)
+{
+    FigureOptions options;
+    if (!workspace) return options;
+    options.caption = workspace->figureCaption();
+    options.layout = workspace->figureLayout();
+    return options;
+}
+
 bool exportWorkspaceFigure(Workspace *workspace, const QString &path, QString *error)
 {
     QWidget *figure = workspace ? workspace->figureWidget() : nullptr;
@@ -39,9 +48,7 @@ bool exportWorkspaceFigure(Workspace *workspace, const QString &path, QString *e
         if (error) *error = QObject::tr("there is no figure to export yet");
         return false;
     }
-    FigureOptions options;
-    options.caption = workspace->figureCaption();
-    return exportFigure(figure, path, options, error);
+    return exportFigure(figure, path, workspaceFigureOptions(workspace), error);
 }
 
 QString exportFigureDialog(Workspace *workspace, QWidget *parent)
@@ -62,9 +69,7 @@ QString copyFigureImage(Workspace *workspace)
 {
     QWidget *figure = workspace ? workspace->figureWidget() : nullptr;
     if (!figure) return QObject::tr("There is no figure to copy yet");
-    FigureOptions options;
-    options.caption = workspace->figureCaption();
-    const QImage image = renderFigureImage(figure, options);
+    const QImage image = renderFigureImage(figure, workspaceFigureOptions(workspace));
     if (image.isNull()) return QObject::tr("There is no figure to copy yet");
     QGuiApplication::clipboard()->setImage(image);
     return QObject::tr("Figure copied (%1 × %2 pixels)").arg(image.width()).arg(image.height());

@@ -14,7 +14,13 @@ namespace attnui {
 
 class Workspace;
 
-// The workspace's figure (figureWidget() with figureCaption() under it) to `path`; the format follows the suffix.
+struct FigureOptions;
+
+// What every export of the workspace's current figure starts from: its caption and figure layout.
+FigureOptions workspaceFigureOptions(const Workspace *workspace);
+
+// The workspace's figure (figureWidget() with figureCaption() under it, laid out as figureLayout() says) to
+// `path`; the format follows the suffix.
 bool exportWorkspaceFigure(Workspace *workspace, const QString &path, QString *error = nullptr);
 
 QString exportFigureDialog(Workspace *workspace, QWidget *parent);

@@ -12,6 +12,7 @@
 // caption's start and the "open a model first" message. A workspace writes its panels, its submit() and its
 // onResult(). Each workspace owns its runner, so a run in one tab never makes another tab's result stale.
 
+#include "export/figureexport.h"
 #include "plots/colormaps.h"
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
@@ -52,8 +53,12 @@ public:
     virtual QString guide() const = 0;
     // What Export Figure writes: the panels as they are on screen. May be null before the first result.
     virtual QWidget *figureWidget() const = 0;
-    // One caption line under exported figures: model, text, "L0 H3" and the settings that shaped it.
+    // The caption under exported figures: model, text, "L0 H3" and the settings that shaped it.
     virtual QString figureCaption() const = 0;
+    // How the current view is laid out as a figure: the size its content needs, not the window's, and the
+    // aspect ratios it is made for (tst_cli_figure holds every view's default figure to them). The default: the
+    // figure as on screen (defaultFigureSize()), with any aspect.
+    virtual FigureLayout figureLayout() const { return {}; }
     // The single heatmap of the current view, if there is one (the tests; Export Data's CSV).
     virtual HeatmapPlot *currentFigure() const { return nullptr; }
     virtual void setColorMap(ColorMap map) = 0;

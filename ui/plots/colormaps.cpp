@@ -82,4 +82,15 @@ QColor maskedColor(bool darkPalette)
     return darkPalette ? QColor(QStringLiteral("#303236")) : QColor(QStringLiteral("#e6e6ea"));
 }
 
+QColor textColorOn(const QColor &background)
+{
+    const auto linear = [](double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+    const double l = 0.2126 * linear(background.redF()) + 0.7152 * linear(background.greenF()) +
+                     0.0722 * linear(background.blueF());
+    static const QColor dark(20, 20, 20), light(245, 245, 245);
+    // Contrast ratios (L1 + 0.05) / (L2 + 0.05) against the two text colours (luminances 0.007 and 0.913).
+    const double onDark = (0.913 + 0.05) / (l + 0.05), onLight = (l + 0.05) / (0.007 + 0.05);
+    return onLight >= onDark ? dark : light;
+}
+
 } // namespace attnui

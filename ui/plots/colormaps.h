@@ -17,6 +17,9 @@ QString colorMapName(ColorMap map);                   // "viridis", "cividis", "
 ColorMap colorMapFromName(const QString &name, ColorMap fallback = ColorMap::Viridis);
 QMap<double, QColor> colorStops(ColorMap map);        // position in [0, 1] → colour
 QColor colorAt(ColorMap map, double t);               // t clamped to [0, 1], linear in RGB between stops
+// Text colour for a label on `background`: near-black or near-white, whichever contrasts more (WCAG relative
+// luminance; HSL lightness calls viridis' yellow-green dark).
+QColor textColorOn(const QColor &background);
 // Colour for cells with no value (masked): distinct from every map above, readable on both palettes.
 QColor maskedColor(bool darkPalette);
 

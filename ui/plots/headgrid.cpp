@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plots/headgrid.h"
 
+#include "plots/vectorpaint.h"
+
 #include <QEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -112,14 +114,14 @@ void HeadGrid::rebuildImages()
     }
 }
 
-HeadGrid::Geometry HeadGrid::geometryFor(int width) const
+HeadGrid::Geometry HeadGrid::geometryFor(int width, bool figure) const
 {
     Geometry g;
     const QFontMetrics fm(font());
     g.labelWidth = fm.horizontalAdvance(QStringLiteral("L00")) + kGap;
     g.labelHeight = fm.height() + 2;
     const int heads = std::max(1, m_heads);
-    const int avail = std::max(kMinCell, width - g.labelWidth);
+    const int avail = std::max(kMinCell, width - g.labelWidth - (figure ? colorBarWidth() : 0));
     if (m_layers <= 1) {
         // One layer: wrap its heads into a near-square block, which fills a side panel best.
         g.columns = int(std::ceil(std::sqrt(double(heads))));
@@ -136,8 +138,29 @@ HeadGrid::Geometry HeadGrid::geometryFor(int width) const
 int HeadGrid::heightForWidth(int width) const
 {
     if (m_layers <= 0 || m_heads <= 0) return QFontMetrics(font()).height() * 2;
-    const Geometry g = geometryFor(width);
+    const Geometry g = geometryFor(width, paintingFigure());
     return m_layers * g.rowsPerLayer * (g.cell + g.labelHeight + kGap);
+}
+
+int HeadGrid::colorBarWidth() const
+{
+    const QFontMetrics fm(font());
+    // gap, bar, tick marks and labels, the rotated title
+    return kGap * 2 + 14 + 4 + fm.horizontalAdvance(QStringLiteral("0.00")) + kGap + fm.height() + 4;
+}
+
+QSize HeadGrid::figureSize() const
+{
+    const QFontMetrics fm(font());
+    const int labelWidth = fm.horizontalAdvance(QStringLiteral("L00")) + kGap;
+    const int heads = std::max(1, m_heads);
+    // One layer: a near-square block of heads; several: one row of heads per layer, about 640 px of thumbnails.
+    const int columns = m_layers <= 1 ? int(std::ceil(std::sqrt(double(heads)))) : heads;
+    const int cell = std::clamp(640 / columns - kGap, kMinCell, 150);
+    const int width = labelWidth + columns * (cell + kGap) + colorBarWidth();
+    const Geometry g = geometryFor(width, true);
+    const int height = std::max(160, m_layers * g.rowsPerLayer * (g.cell + g.labelHeight + kGap));
+    return QSize(width, height);
 }
 
 QSize HeadGrid::sizeHint() const
@@ -152,7 +175,7 @@ QSize HeadGrid::minimumSizeHint() const
 
 QRect HeadGrid::thumbnailRect(int layer, int head) const
 {
-    const Geometry g = geometryFor(width());
+    const Geometry g = geometryFor(width(), paintingFigure());
     const int row = layer * g.rowsPerLayer + head / g.columns, col = head % g.columns;
     const int x = g.labelWidth + col * (g.cell + kGap);
     const int y = row * (g.cell + g.labelHeight + kGap) + g.labelHeight;
@@ -181,7 +204,8 @@ void HeadGrid::paintEvent(QPaintEvent *)
         p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, tr("No result yet"));
         return;
     }
-    const Geometry g = geometryFor(width());
+    const bool figure = paintingFigure();
+    const Geometry g = geometryFor(width(), figure);
     for (int l = 0; l < m_layers; ++l) {
         const QRect first = thumbnailRect(l, 0);
         p.setPen(pal.color(QPalette::WindowText));
@@ -189,7 +213,7 @@ void HeadGrid::paintEvent(QPaintEvent *)
                    QStringLiteral("L%1").arg(l));
         for (int h = 0; h < m_heads; ++h) {
             const QRect r = thumbnailRect(l, h);
-            const bool selected = l == m_selLayer && h == m_selHead;
+            const bool selected = !figure && l == m_selLayer && h == m_selHead;   // figures outline none
             QFont f = font();
             f.setBold(selected);
             p.setFont(f);
@@ -217,6 +241,40 @@ void HeadGrid::paintEvent(QPaintEvent *)
             }
         }
     }
+    if (figure) paintColorBar(p, g);
+}
+
+// A vertical colour bar right of the thumbnails, drawn as a gradient (vectors in SVG and PDF), with ticks at the
+// ends and the middle of the value range and its title along it.
+void HeadGrid::paintColorBar(QPainter &p, const Geometry &g)
+{
+    const QFontMetrics fm(font());
+    const QRect first = thumbnailRect(0, 0), last = thumbnailRect(m_layers - 1, m_heads - 1);
+    const int right = g.labelWidth + g.columns * (g.cell + kGap) - kGap;
+    const int top = first.top(), height = std::clamp(last.bottom() - top, g.cell, 320);
+    const QRect bar(right + 2 * kGap, top, 14, height);
+    QLinearGradient gradient(bar.bottomLeft(), bar.topLeft());
+    const QMap<double, QColor> stops = colorStops(m_map);
+    for (auto it = stops.begin(); it != stops.end(); ++it) gradient.setColorAt(it.key(), it.value());
+    p.setPen(Qt::NoPen);
+    p.fillRect(bar, gradient);
+    p.setPen(QPen(palette().color(QPalette::WindowText), 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(QRectF(bar).adjusted(0.5, 0.5, -0.5, -0.5));
+    for (int i = 0; i <= 2; ++i) {
+        const double value = m_lower + (m_upper - m_lower) * i / 2.0;
+        const int y = bar.bottom() - int(std::lround((bar.height() - 1) * i / 2.0));
+        p.drawLine(bar.right() + 1, y, bar.right() + 4, y);
+        p.drawText(QRect(bar.right() + 6, y - fm.height() / 2, fm.horizontalAdvance(QStringLiteral("0.00")) + 4,
+                         fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, QString::number(value, 'f', 2));
+    }
+    p.save();
+    p.translate(bar.right() + 6 + fm.horizontalAdvance(QStringLiteral("0.00")) + kGap + fm.ascent(), bar.center().y());
+    p.rotate(-90);   // read from the bottom up
+    p.drawText(QRect(-bar.height() / 2 - 40, -fm.ascent(), bar.height() + 80, fm.height()), Qt::AlignCenter,
+               tr("attention weight"));
+    p.restore();
 }
 
 void HeadGrid::mousePressEvent(QMouseEvent *event)

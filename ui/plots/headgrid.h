@@ -7,6 +7,7 @@
 #include "plots/colormaps.h"
 
 #include <QImage>
+#include <QPainter>
 #include <QWidget>
 
 #include <cstdint>
@@ -34,6 +35,10 @@ public:
     QRect thumbnailRect(int layer, int head) const;      // widget coordinates
     bool headAt(QPoint pos, int *layer, int *head) const;
 
+    // The grid as a figure: one row per layer where the heads fit, thumbnails large enough to read, and room for
+    // the colour bar that figures draw at the right (and the screen leaves out).
+    QSize figureSize() const;
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     bool hasHeightForWidth() const override { return true; }
@@ -52,7 +57,10 @@ private:
     struct Geometry {
         int cell = 0, columns = 1, rowsPerLayer = 1, labelWidth = 0, labelHeight = 0;
     };
-    Geometry geometryFor(int width) const;
+    // `figure`: leaves room at the right for the colour bar, as exports draw it.
+    Geometry geometryFor(int width, bool figure) const;
+    int colorBarWidth() const;
+    void paintColorBar(QPainter &p, const Geometry &g);
     void rebuildImages();
 
     int m_layers = 0, m_heads = 0, m_length = 0;

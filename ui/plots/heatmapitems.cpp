@@ -62,9 +62,7 @@ void CellValues::draw(QCPPainter *painter)
             const std::size_t ij = std::size_t(i) * std::size_t(d.cols) + std::size_t(j);
             if (haveMask && d.masked[ij]) continue;
             const double v = d.values[ij];
-            // Dark text on light cells, light text on dark ones.
-            const QColor bg = QColor::fromRgb(gradient.color(v, dataRange));
-            painter->setPen(bg.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
+            painter->setPen(textColorOn(QColor::fromRgb(gradient.color(v, dataRange))));
             const QRectF cell(QPointF(x->coordToPixel(j - 0.5), y->coordToPixel(i - 0.5)),
                               QPointF(x->coordToPixel(j + 0.5), y->coordToPixel(i + 0.5)));
             QString text = HeatmapPlot::cellText(v);

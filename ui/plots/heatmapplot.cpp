@@ -429,6 +429,39 @@ void HeatmapPlot::setValueLabel(const QString &label)
     replotLater();
 }
 
+QSize HeatmapPlot::figureSize(int maxCell, int maxSide) const
+{
+    const QFontMetrics fm(font());
+    const auto widest = [&fm](const QStringList &labels) {
+        int w = 0;
+        for (const QString &l : labels) w = std::max(w, fm.horizontalAdvance(l));
+        return std::min(w, 160);   // longer labels are elided
+    };
+    const int rows = std::max(1, m_data->rows), cols = std::max(1, m_data->cols);
+    const int line = fm.height();
+    // Up to maxCell a cell (44 px holds "0.94" at 9 pt) and maxSide a matrix; past that the cells shrink, but stay
+    // one text line tall while that keeps the matrix within twice maxSide, so that every token keeps its label.
+    // Rows and columns separately: final hidden states (12 × 64) are a matrix of tall cells, not a strip.
+    const auto cellFor = [&](int count) {
+        const double c = std::clamp(double(maxSide) / count, 2.0, double(maxCell));
+        return c < line + 2 && count * (line + 2.0) <= 2.0 * maxSide ? line + 2.0 : c;
+    };
+    double cellW = cellFor(cols), cellH = cellFor(rows);
+    int matrixW = std::max(160, int(std::ceil(cellW * cols))), matrixH = std::max(160, int(std::ceil(cellH * rows)));
+    if (rows == cols) {   // attention: square, and no smaller than a readable figure
+        matrixW = matrixH = std::max({matrixW, matrixH, std::min(320, maxSide)});
+        cellW = cellH = double(matrixW) / cols;
+    }
+    const int left = widest(m_data->rowLabels) + 2 * line + 16;      // tick labels and the axis title
+    // Key labels stand upright under narrow cells.
+    const int keyLabels = widest(m_data->colLabels) + 8 > int(cellW) ? widest(m_data->colLabels) + 8 : line + 8;
+    const int bottom = keyLabels + 2 * line + 12;
+    const int top = d->fullTitle.isEmpty() ? line : 3 * line;
+    const bool scale = d->body->hasElement(0, 1) && d->body->element(0, 1) == d->scale;
+    const int right = scale ? 40 + fm.horizontalAdvance(QStringLiteral("0.000")) + 2 * line : line;
+    return QSize(left + matrixW + right, top + matrixH + bottom);
+}
+
 void HeatmapPlot::setColorScaleVisible(bool visible)
 {
     QCPLayoutGrid *layout = d->body;

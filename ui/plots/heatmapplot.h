@@ -75,6 +75,11 @@ public:
     void setAxisTitles(const QString &rows, const QString &cols);
     // Small multiples that share one range show the scale once (on the last panel); the others hide theirs.
     void setColorScaleVisible(bool visible);
+    // This heatmap as a figure: square-ish cells, large enough for their numbers on short inputs and a matrix no
+    // larger than a page on long ones, with room for the title, the token labels, the axis titles and the colour
+    // bar. Logical pixels. Small multiples ask for smaller cells and matrices (maxCell, maxSide); cells stay at
+    // least one text line tall where the matrix can hold them, so that every token keeps its label.
+    QSize figureSize(int maxCell = 44, int maxSide = 900) const;
 
     // Zooms to a block of cells, inclusive (what the mouse wheel and drag do; double-click shows all again).
     void showCells(int firstRow, int lastRow, int firstCol, int lastCol);

@@ -28,6 +28,10 @@ private:
 
 void preparePlotsForExport(QWidget *root);
 
+// True while a VectorPaintScope exists: a figure is being drawn. Widgets leave out what only the screen needs
+// (a selection outline, a hover highlight) while it is.
+bool paintingFigure();
+
 void setPresentationStyle(bool on);
 bool presentationStyle();
 double plotLineWidth();   // 1 normally, thicker in presentation mode

@@ -55,8 +55,18 @@ ExportPaintFilter *exportFilter()
 
 } // namespace
 
+namespace {
+int g_figureScopes = 0;
+}
+
+bool paintingFigure()
+{
+    return g_figureScopes > 0;
+}
+
 VectorPaintScope::VectorPaintScope(QWidget *root)
 {
+    ++g_figureScopes;
     QList<QCustomPlot *> plots = root->findChildren<QCustomPlot *>();
     if (auto *self = qobject_cast<QCustomPlot *>(root)) plots.prepend(self);
     for (QCustomPlot *plot : plots) {
@@ -67,6 +77,7 @@ VectorPaintScope::VectorPaintScope(QWidget *root)
 
 VectorPaintScope::~VectorPaintScope()
 {
+    --g_figureScopes;
     for (const QPointer<QWidget> &plot : m_plots)
         if (plot) plot->removeEventFilter(exportFilter());
 }

@@ -160,6 +160,7 @@ void CompareView::buildUi()
     fig->addLayout(row, 1);
     m_readout = new QLabel(tr("Hover a cell: it is outlined in all three panels, with A, B and A − B here."));
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_readout->setProperty(kExcludeFromFigure, true);   // a hover read-out
     fig->addWidget(m_readout);
     m_note = new QLabel;
     m_note->setWordWrap(true);
@@ -198,6 +199,18 @@ QString CompareView::explanation() const
 QWidget *CompareView::figureWidget() const
 {
     return m_figure;
+}
+
+FigureLayout CompareView::figureLayout() const
+{
+    // A, B and A − B in a row, each with cells of up to 32 px, and the note under them.
+    QSize row(0, 0);
+    for (const HeatmapPlot *p : {m_plotA, m_plotB, m_diffPlot}) {
+        const QSize s = p->figureSize(32, 420);
+        row = QSize(row.width() + s.width(), std::max(row.height(), s.height()));
+    }
+    const int note = m_note->isVisibleTo(m_figure) ? m_note->heightForWidth(row.width()) + 6 : 0;
+    return {row + QSize(12, note), 1.4, 4.0};
 }
 
 QString CompareView::figureCaption() const

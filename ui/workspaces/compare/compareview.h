@@ -43,6 +43,7 @@ public:
     QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
+    FigureLayout figureLayout() const override;
     HeatmapPlot *currentFigure() const override { return m_diffPlot; }
     void setColorMap(ColorMap map) override;
     QJsonObject sessionState() const override;

@@ -120,6 +120,25 @@ void EquivarianceFigure::arrangeHeadlines()
     m_errors->setSpacing(direction == QBoxLayout::LeftToRight ? kHeadlineGap : 0);
 }
 
+QSize EquivarianceFigure::figureSize() const
+{
+    QSize top(0, 0), bottom(0, 0);
+    for (const HeatmapPlot *p : {m_aPX, m_aX, m_aDiff}) {
+        const QSize s = p->figureSize(24, 300);
+        top = QSize(top.width() + s.width(), std::max(top.height(), s.height()));
+    }
+    for (const HeatmapPlot *p : {m_yPX, m_yX, m_yDiff}) {
+        const QSize s = p->figureSize(24, 300);
+        bottom = QSize(bottom.width() + s.width(), std::max(bottom.height(), s.height()));
+    }
+    const int width = std::max(top.width(), bottom.width()) + 24;
+    const int headline = std::max(m_errA->sizeHint().height(), m_errY->sizeHint().height()) +
+                         (m_errA->sizeHint().width() + m_errY->sizeHint().width() + kHeadlineGap > width
+                              ? m_errY->sizeHint().height() : 0);
+    const int reason = m_reason->isVisibleTo(this) ? m_reason->heightForWidth(width) + 6 : 0;
+    return QSize(width, headline + reason + top.height() + bottom.height() + 24);
+}
+
 QString EquivarianceFigure::weightsErrorText() const { return m_errA->text(); }
 QString EquivarianceFigure::outputsErrorText() const { return m_errY->text(); }
 QString EquivarianceFigure::reasonText() const { return m_reason->text(); }

@@ -38,6 +38,8 @@ public:
     HeatmapPlot *outputsPermutedInput() const { return m_yPX; }    // Y(PX)
     HeatmapPlot *outputsPermutedOutput() const { return m_yX; }    // P·Y(X)
     HeatmapPlot *outputsDifference() const { return m_yDiff; }
+    // Two rows of three maps, cells of up to 24 px, under the headlines and the reason.
+    QSize figureSize() const;
     QString weightsErrorText() const;
     QString outputsErrorText() const;
     QString reasonText() const;

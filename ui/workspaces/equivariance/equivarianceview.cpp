@@ -412,6 +412,11 @@ QWidget *EquivarianceView::figureWidget() const { return m_snapshot ? m_figure :
 
 HeatmapPlot *EquivarianceView::currentFigure() const { return m_figure->weightsPermutedInput(); }
 
+FigureLayout EquivarianceView::figureLayout() const
+{
+    return {m_figure->figureSize(), 0.9, 2.4};
+}
+
 QString EquivarianceView::figureCaption() const
 {
     const attn::EquivarianceSettings s = settings();

@@ -34,6 +34,7 @@ public:
     QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
+    FigureLayout figureLayout() const override;
     HeatmapPlot *currentFigure() const override;
     void setColorMap(ColorMap map) override;
     QStringList dataFormats() const override;

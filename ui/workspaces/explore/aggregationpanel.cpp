@@ -2,6 +2,7 @@
 #include "workspaces/explore/aggregationpanel.h"
 #include "kit/numbering.h"
 
+#include "export/figureexport.h"
 #include "workspaces/explore/experiment.h"
 #include "plots/heatmapplot.h"
 
@@ -43,6 +44,7 @@ AggregationPanel::AggregationPanel(QWidget *parent) : QWidget(parent)
                                 "positions, columns the input tokens; colours are scaled to each map's maximum."));
     intro->setWordWrap(true);
     intro->setForegroundRole(QPalette::PlaceholderText);
+    intro->setProperty(kExcludeFromFigure, true);   // the caption and the map titles say what a figure shows
     layout->addWidget(intro);
 
     auto *grid = new QGridLayout;
@@ -103,6 +105,13 @@ AggregationPanel::Method AggregationPanel::method() const
 void AggregationPanel::setLayer(int layer)
 {
     m_layer->setValue(layer);
+}
+
+QSize AggregationPanel::figureSize() const
+{
+    const QSize a = m_meanPlot->figureSize(), b = m_aggregatePlot->figureSize();
+    const int note = m_note->isVisibleTo(this) ? m_note->heightForWidth(a.width() + b.width()) + 6 : 0;
+    return QSize(a.width() + b.width() + 12, std::max(a.height(), b.height()) + note + 4);
 }
 
 QString AggregationPanel::noteText() const

@@ -31,6 +31,7 @@ public:
     void setMethod(Method method);
     Method method() const;
     void setLayer(int layer);   // from 0
+    QSize figureSize() const;   // the two maps side by side, each as large as a figure of its own
     HeatmapPlot *meanPlot() const { return m_meanPlot; }
     HeatmapPlot *aggregatePlot() const { return m_aggregatePlot; }
     QString noteText() const;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/datasetheadspanel.h"
+#include "export/figureexport.h"
 
 #include "kit/numbering.h"
 #include "kit/subject.h"
@@ -52,6 +53,7 @@ DatasetHeadsPanel::DatasetHeadsPanel(Subject *subject, QWidget *parent) : QWidge
                                       .idleText = tr("Every head's statistics on every text of the set (the model's own "
                                                      "mask), as attnscope-cli run --dataset computes them.")});
     m_controls->setMaximumWidth(340);
+    m_controls->setProperty(kExcludeFromFigure, true);   // figures show the result: the top heads and the map
     left->addWidget(m_controls);
     m_top = new QLabel;
     m_top->setWordWrap(true);
@@ -100,6 +102,13 @@ const SummaryStat *DatasetHeadsPanel::headStat(int layer, int head) const
 {
     if (layer < 0 || head < 0 || layer >= m_layers || head >= m_heads) return nullptr;
     return m_cells[std::size_t(layer * m_heads + head)];
+}
+
+QSize DatasetHeadsPanel::figureSize() const
+{
+    const QSize plot = m_plot->figureSize();
+    const int top = m_top->text().isEmpty() ? 0 : m_top->heightForWidth(340);
+    return QSize((top > 0 ? 340 + 12 : 0) + plot.width(), std::max(plot.height(), top) + 4);
 }
 
 QString DatasetHeadsPanel::topHeadsText() const { return m_top->text(); }

@@ -31,6 +31,7 @@ public:
     std::string statistic() const;
     // The summary line of head `layer`, `head` for the shown statistic; null before a result.
     const SummaryStat *headStat(int layer, int head) const;
+    QSize figureSize() const;   // the top heads beside the map; the dataset's controls are left out
     QString topHeadsText() const;
     void setColorMap(ColorMap map);
 

@@ -337,6 +337,20 @@ QString ExploreView::figureCaption() const
     return parts.join(QStringLiteral(" · "));
 }
 
+FigureLayout ExploreView::figureLayout() const
+{
+    if (m_viewFigure == m_grid) return {m_grid->figureSize(), 0.6, 3.0};
+    switch (m_tabs->currentIndex()) {
+    case HeadTab: return {m_plot->figureSize() + QSize(0, 4), 0.7, 1.8};
+    case LinesTab: return {m_lines->figureSize(), 0.3, 1.8};
+    case StatisticsTab: return {m_stats->figureSize(), 0.7, 4.5};   // a short table beside its map: wide
+    case AggregationTab: return {m_aggregation->figureSize(), 1.2, 3.2};
+    case OutputsTab: return {m_outputs->figureSize(), 0.3, 2.5};
+    case DatasetTab: return {m_datasetHeads->figureSize(), 0.7, 3.0};
+    default: return {};
+    }
+}
+
 HeatmapPlot *ExploreView::currentFigure() const
 {
     switch (m_tabs->currentIndex()) {

@@ -2,6 +2,7 @@
 #include "workspaces/explore/headstatspanel.h"
 #include "kit/numbering.h"
 
+#include "export/figureexport.h"
 #include "workspaces/explore/experiment.h"
 #include "models/headstatsmodel.h"
 #include "plots/heatmapplot.h"
@@ -28,6 +29,7 @@ HeadStatsPanel::HeadStatsPanel(QWidget *parent) : QWidget(parent)
                            "that head. Hover a column title for its definition."));
     m_note->setWordWrap(true);
     m_note->setForegroundRole(QPalette::PlaceholderText);
+    m_note->setProperty(kExcludeFromFigure, true);   // how to use the panel, not what it shows
     layout->addWidget(m_note);
 
     m_model = new HeadStatsModel(this);
@@ -69,7 +71,7 @@ HeadStatsPanel::HeadStatsPanel(QWidget *parent) : QWidget(parent)
     });
     rightLayout->addWidget(m_plot, 1);
 
-    auto *split = new QSplitter(Qt::Horizontal);
+    auto *split = m_split = new QSplitter(Qt::Horizontal);
     split->addWidget(m_table);
     split->addWidget(right);
     split->setStretchFactor(0, 3);
@@ -83,6 +85,16 @@ HeadStatsPanel::HeadStatsPanel(QWidget *parent) : QWidget(parent)
         emit headActivated(index.data(HeadStatsModel::LayerRole).toInt(), index.data(HeadStatsModel::HeadRole).toInt());
     });
     connect(m_plot, &HeatmapPlot::cellClicked, this, [this](int row, int col) { emit headActivated(row, col); });
+}
+
+QSize HeadStatsPanel::figureSize() const
+{
+    const QSize plot = m_plot->figureSize();
+    if (m_table->property(kExcludeFromFigure).toBool()) return plot + QSize(0, 4);
+    const QSize table = tableFigureSize(m_table);
+    // Exports divide the splitter so (kFigureSizes): the table as wide as its columns, the map its own width.
+    m_split->setProperty(kFigureSizes, QVariant::fromValue(QList<int>{table.width(), plot.width()}));
+    return QSize(table.width() + m_split->handleWidth() + plot.width(), std::max(table.height(), plot.height()) + 4);
 }
 
 int HeadStatsPanel::plottedColumn() const
@@ -110,6 +122,8 @@ void HeadStatsPanel::setSnapshot(std::shared_ptr<const ExploreSnapshot> snapshot
         return;
     }
     m_model->setStatistics(m_snapshot->layers, m_snapshot->heads, m_snapshot->stats);
+    // A figure of 144 table rows is no figure: past kMaxFigureRows heads it shows the map alone.
+    m_table->setProperty(kExcludeFromFigure, m_snapshot->layers * m_snapshot->heads > kMaxFigureRows);
     updatePlot();
 }
 

@@ -12,6 +12,7 @@
 class QComboBox;
 class QLabel;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTableView;
 
 namespace attnui {
@@ -31,6 +32,9 @@ public:
     QTableView *table() const { return m_table; }
     HeadStatsModel *model() const { return m_model; }
     QSortFilterProxyModel *proxy() const { return m_proxy; }
+    // The panel as a figure: the table (when it has no more than kMaxFigureRows rows) beside the map.
+    QSize figureSize() const;
+    static constexpr int kMaxFigureRows = 32;
     int plottedColumn() const;
     void setPlottedColumn(int column);   // HeadStatsModel::Column
 
@@ -44,6 +48,7 @@ private:
     HeadStatsModel *m_model = nullptr;
     QSortFilterProxyModel *m_proxy = nullptr;
     QTableView *m_table = nullptr;
+    QSplitter *m_split = nullptr;
     QComboBox *m_statistic = nullptr;
     HeatmapPlot *m_plot = nullptr;
     QLabel *m_note = nullptr;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/lineview.h"
+#include "export/figureexport.h"
 #include "kit/numbering.h"
 
 #include <QCheckBox>
@@ -154,10 +155,16 @@ LineView::LineView(QWidget *parent) : QWidget(parent)
                             "the more opaque and wider the line. Hover a token to see only its lines."));
     m_intro->setWordWrap(true);
     m_intro->setForegroundRole(QPalette::PlaceholderText);
+    m_intro->setProperty(kExcludeFromFigure, true);
     layout->addWidget(m_intro);
     m_headRow = new QHBoxLayout;
     m_note = new QLabel;
     m_headRow->addWidget(m_note);
+    m_legend = new QLabel;
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setProperty(kFigureOnly, true);
+    m_legend->hide();
+    m_headRow->addWidget(m_legend);
     m_headRow->addStretch(1);
     layout->addLayout(m_headRow);
     m_canvas = new Canvas(this);
@@ -254,6 +261,23 @@ void LineView::rebuildHeadBoxes()
 void LineView::updateNote()
 {
     m_note->setText(m_snapshot ? tr("%1 (of %2 layers):").arg(layerName(m_layer)).arg(m_snapshot->layers) : QString());
+    QStringList legend;
+    for (int h = 0; m_snapshot && h < m_snapshot->heads; ++h)
+        if (isHeadEnabled(h) && m_snapshot->hasWeights(m_layer, h))
+            legend << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;H%2").arg(headColor(h).name()).arg(h);
+    m_legend->setText(legend.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
+}
+
+QSize LineView::figureSize() const
+{
+    // The band between the columns a little wider than the columns are tall, within kGapMin..kGapMax: much wider,
+    // and the lines flatten into the horizontal; narrower, and they pile up.
+    const int tall = m_canvas->sizeHint().height();
+    const int band = std::clamp(tall * 6 / 5, kGapMin, kGapMax);
+    const QSize canvas(2 * m_canvas->labelWidth() + 2 * kMargin + band, tall);
+    const int header = m_note->sizeHint().height() + 10;
+    return QSize(std::max(canvas.width(), m_legend->sizeHint().width() + m_note->sizeHint().width() + 20),
+                 canvas.height() + header);
 }
 
 void LineView::setHeadEnabled(int head, bool enabled)
@@ -264,6 +288,7 @@ void LineView::setHeadEnabled(int head, bool enabled)
         const QSignalBlocker block(m_boxes[std::size_t(head)]);
         m_boxes[std::size_t(head)]->setChecked(enabled);
     }
+    updateNote();
     m_canvas->update();
 }
 

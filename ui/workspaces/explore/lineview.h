@@ -57,6 +57,8 @@ public:
     std::vector<Line> lines(int firstQuery = 0, int lastQuery = INT_MAX) const;
     QRect tokenRect(Side side, int index) const;   // label rectangle in canvas() coordinates
     QWidget *canvas() const;                       // the painted area (inside a scroll area)
+    // The figure of this view: as wide as its band of lines needs and tall enough for every token.
+    QSize figureSize() const;
 
 signals:
     void tokenHovered(int query, int key);         // −1 for the side not hovered; both −1 when the mouse leaves
@@ -79,6 +81,7 @@ private:
 
     QLabel *m_intro = nullptr;
     QLabel *m_note = nullptr;
+    QLabel *m_legend = nullptr;   // figures only: the heads' colours, for the check boxes they leave out
     QHBoxLayout *m_headRow = nullptr;
     std::vector<QCheckBox *> m_boxes;
     QScrollArea *m_scroll = nullptr;

@@ -3,6 +3,7 @@
 
 #include "kit/numbering.h"
 
+#include "export/figureexport.h"
 #include "workspaces/explore/experiment.h"
 
 #include <QComboBox>
@@ -68,6 +69,15 @@ OutputsPanel::OutputsPanel(QWidget *parent) : QWidget(parent)
     m_table->setMaximumWidth(900);
     layout->addWidget(m_table, 1);
     connect(m_position, &QComboBox::currentIndexChanged, this, &OutputsPanel::showPosition);
+}
+
+QSize OutputsPanel::figureSize() const
+{
+    constexpr int kWidth = 560;
+    int height = 4 + tableFigureSize(m_table).height();
+    for (const QLabel *label : {m_headline, m_note})
+        if (label->isVisibleTo(this)) height += label->heightForWidth(kWidth) + 6;
+    return QSize(kWidth, height);
 }
 
 QString OutputsPanel::headline() const

@@ -23,6 +23,7 @@ public:
     void setSnapshot(std::shared_ptr<const ExploreSnapshot> snapshot);
     QTableWidget *table() const { return m_table; }
     QString headline() const;
+    QSize figureSize() const;   // the headline, the note and every row of the table, 560 px wide
 
 private:
     void showPosition();

@@ -473,6 +473,14 @@ QWidget *FaithfulnessView::figureWidget() const
     return m_snapshot ? m_figure : nullptr;
 }
 
+FigureLayout FaithfulnessView::figureLayout() const
+{
+    // The single-text figure is a page of fixed panels (bars, scatter, table, curves, head maps, checks): laid out
+    // for a page, whatever the window. The dataset figure is exported as it is shown.
+    if (isDatasetMode()) return {};
+    return {QSize(1240, 1290), 0.7, 1.4};
+}
+
 QString FaithfulnessView::figureCaption() const
 {
     if (isDatasetMode()) return m_dataset->caption();

@@ -44,6 +44,7 @@ public:
     QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
+    FigureLayout figureLayout() const override;
     void setColorMap(ColorMap map) override;
     QStringList dataFormats() const override;
     bool exportData(const QString &path, QString *error) const override;

@@ -59,6 +59,7 @@ public:
     QString guide() const override;
     QWidget *figureWidget() const override;
     QString figureCaption() const override;
+    FigureLayout figureLayout() const override;
     HeatmapPlot *currentFigure() const override;   // the first non-baseline weights panel
     void setColorMap(ColorMap map) override;
     QJsonObject sessionState() const override;

@@ -6,12 +6,29 @@
 #include "kit/numbering.h"
 #include "kit/stateio.h"
 #include "kit/subject.h"
+#include "plots/heatmapplot.h"
 
+#include <QGridLayout>
 #include <QJsonArray>
 
 #include <cmath>
 
 namespace attnui {
+
+FigureLayout MasksView::figureLayout() const
+{
+    // The small multiples with cells of up to 20 px (one text line: every token keeps its label), the notes under
+    // them, and the change in the head's output below, as wide as the row of panels.
+    int width = 0, weights = 0, diffs = 0;
+    for (int i = 0; i < m_weightPlots.size(); ++i) {
+        const QSize w = m_weightPlots[i]->figureSize(20, 240);
+        width += w.width() + m_grid->horizontalSpacing();
+        weights = std::max(weights, w.height());
+        if (m_diffPlots.value(i)) diffs = std::max(diffs, m_diffPlots[i]->figureSize(20, 240).height());
+    }
+    const int notes = 2 * fontMetrics().height() + 8;
+    return {QSize(std::max(width, 480), weights + diffs + notes + 280), 0.8, 3.0};
+}
 
 QString MasksView::figureCaption() const
 {

@@ -262,6 +262,12 @@ QString PipelineView::figureCaption() const
              m_snapshot->positionalName);
 }
 
+FigureLayout PipelineView::figureLayout() const
+{
+    // The formula, the explanation, every matrix of the stage whole (no scrolling) and the check.
+    return {columnFigureSize(m_figure, 640), 0.6, 3.0};
+}
+
 HeatmapPlot *PipelineView::currentFigure() const
 {
     // The stage's result, when it is drawn as a heatmap (tables are exported through figureWidget()).
