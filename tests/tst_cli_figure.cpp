@@ -472,6 +472,9 @@ void TestCliFigure::runOptionsTheViewCannotHonour_data()
     QTest::addRow("bad --mask") << QStringLiteral("head:0.1") << QStringList{"--mask", "sideways"} << "--mask";
     QTest::addRow("negative --pad") << QStringLiteral("head:0.1") << QStringList{"--pad", "-1"} << "--pad";
     QTest::addRow("--quiet --progress") << QStringLiteral("head:0.1") << QStringList{"--quiet", "--progress"} << "--quiet";
+    QTest::addRow("bad --scale") << QStringLiteral("head:0.1") << QStringList{"--scale", "pct:100"} << "--scale";
+    QTest::addRow("--width with --size") << QStringLiteral("head:0.1") << QStringList{"--width", "3.5in", "--size", "700x500"} << "--width";
+    QTest::addRow("bad --width") << QStringLiteral("head:0.1") << QStringList{"--width", "40in"} << "--width";
 }
 
 void TestCliFigure::runOptionsTheViewCannotHonour()
@@ -485,7 +488,7 @@ void TestCliFigure::runOptionsTheViewCannotHonour()
                                           QStringLiteral("--out"), out} + extra);
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.err.contains(names), qPrintable(run.err));
-    if (names != QLatin1String("--heads") && extra.first() != QLatin1String("--quiet") && extra.size() == 2 &&
+    if (names != QLatin1String("--heads") && names != QLatin1String("--scale") && names != QLatin1String("--width") && extra.first() != QLatin1String("--quiet") && extra.size() == 2 &&
         !extra.contains(QStringLiteral("sideways")) && !extra.contains(QStringLiteral("-1")))
         QVERIFY2(run.err.contains(view), qPrintable(run.err));   // the view that cannot honour it is named
     QVERIFY(!QFileInfo::exists(out));

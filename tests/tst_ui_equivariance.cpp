@@ -105,6 +105,18 @@ void TestUiEquivariance::holdsWithoutPositionsBidirectional()
     QVERIFY2(fig->weightsDifference()->valueLabel().contains(QStringLiteral("round-off")), qPrintable(fig->weightsDifference()->valueLabel()));
     QVERIFY(fig->outputsDifference()->colorRange().second >= floor);
     QVERIFY(fig->reasonText().contains(QStringLiteral("float round-off")));
+    // Below the noise floor every difference is drawn as 0, not as faint noise: one colour for every cell, and
+    // the colour bar says why.
+    HeatmapPlot *diff = fig->weightsDifference();
+    QCOMPARE(diff->noiseFloor(), floor);
+    QVERIFY(diff->valueLabel().contains(QStringLiteral("drawn as 0")));
+    bool anyNonZero = false;
+    for (int i = 0; i < diff->data().rows; ++i)
+        for (int j = 0; j < diff->data().cols; ++j) {
+            QCOMPARE(diff->cellColor(i, j), diff->cellColor(0, 0));
+            anyNonZero = anyNonZero || diff->cellValue(i, j) != 0.0;
+        }
+    QVERIFY(anyNonZero);   // there was round-off to hide (the cells' numbers and the hover still show it)
 
     // random: models tokenize by byte, with no special tokens: reverse puts the labels in reversed order.
     const int L = s->length;

@@ -3,6 +3,7 @@
 attn_add_qt_test(tst_ui_models LABELS ui LIBS attn_ui)
 attn_add_qt_test(tst_ui_runner LABELS ui LIBS attn_ui)
 attn_add_qt_test(tst_ui_heatmap LABELS ui LIBS attn_ui)
+attn_add_qt_test(tst_ui_colorscale LABELS ui LIBS attn_ui)
 attn_add_qt_test(tst_ui_mainwindow LABELS ui LIBS attn_ui)
 attn_add_qt_test(tst_ui_lineview LABELS ui LIBS attn_ui)
 attn_add_qt_test(tst_ui_equivariance LABELS ui LIBS attn_ui)

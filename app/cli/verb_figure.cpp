@@ -121,6 +121,10 @@ int figureVerb(const QStringList &args)
         {"size", T::Text, "WxH",
          QStringLiteral("figure size in logical pixels of 1/96 inch, caption included, W in 200..20000 and H in "
                         "150..20000 (default: the view's own figure layout, sized for its content)"), {}},
+        {"scale", T::Text, "S",
+         QStringLiteral("colour scale of the weight heatmaps: fixed (0-1, default), auto (data min-max), pct:P (clip at "
+                        "the P-th percentile, 50 <= P < 100), log (four decades below the maximum), row (each row to "
+                        "its maximum); the colour bar's label says which. Difference maps stay centred at 0"), {}},
         {"width", T::Text, "W",
          QStringLiteral("printed width, e.g. 3.5in (a journal column) or 7in (a page), also cm or mm, 1 to 20 "
                         "inches; the height follows the view's layout and --dpi defaults to 300"), {}},
@@ -166,6 +170,13 @@ int figureVerb(const QStringList &args)
                                             "or 178mm").arg(text));
         options.widthInches = inches;
         if (!opts.isSet("dpi")) options.dpi = 300;
+    }
+    attnui::ColorScale colorScale;
+    if (opts.isSet("scale")) {
+        QString error;
+        const auto parsed = attnui::ColorScale::parse(opts.value("scale"), &error);
+        if (!parsed) return opts.fail(QStringLiteral("--scale: ") + error);
+        colorScale = *parsed;
     }
     const QString out = opts.value("out");
     if (!attnui::figureFormatForPath(out))
@@ -222,6 +233,7 @@ int figureVerb(const QStringList &args)
     progress(chatter, verb, QStringLiteral("running the %1 workspace").arg(workspace->title()));
     // Offscreen, laid out as on screen: at the GUI's default window size, or with room for the controls beside a
     // figure of the requested size.
+    workspace->setColorScale(colorScale);
     workspace->resize(options.size.isEmpty() ? kWindow : options.size.expandedTo(kWindow) + QSize(480, 160));
     workspace->show();
     if (!waitUntilIdle(workspace.get())) {

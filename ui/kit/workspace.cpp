@@ -4,6 +4,7 @@
 #include "kit/dataexport.h"
 #include "kit/deferredrun.h"
 #include "kit/figureactions.h"
+#include "plots/headgrid.h"
 #include "plots/heatmapplot.h"
 
 #include <QComboBox>
@@ -24,6 +25,8 @@ Workspace::Workspace(Subject *subject, const QString &key, Options options, QWid
     : QWidget(parent), m_subject(subject), m_runner(new EngineRunner(this))
 {
     setObjectName(key);   // the settings group and session key; stable across translations
+    connect(this, &Workspace::resultShown, this, &Workspace::applyColorScale);
+    connect(this, &Workspace::figureChanged, this, &Workspace::applyColorScale);
     m_deferred = new DeferredRun(this, options.debounceMs, [this] { if (autoRunAllowed()) submit(); }, options.runWhileHidden);
     m_explanation = new QLabel;   // "what am I looking at"; filled once the workspace is built (refreshExplanation)
     m_explanation->setWordWrap(true);
@@ -225,6 +228,18 @@ void Workspace::matrixShown(HeatmapPlot *plot)
     m_awaitingMatrices = false;
     emit figureChanged();
     emit resultShown();
+}
+
+void Workspace::setColorScale(ColorScale scale)
+{
+    m_colorScale = scale;
+    applyColorScale();
+}
+
+void Workspace::applyColorScale()
+{
+    for (HeatmapPlot *plot : findChildren<HeatmapPlot *>()) plot->setColorScale(m_colorScale);
+    for (HeadGrid *grid : findChildren<HeadGrid *>()) grid->setColorScale(m_colorScale);
 }
 
 QStringList Workspace::dataFormats() const

@@ -14,6 +14,7 @@
 
 #include "export/figureexport.h"
 #include "plots/colormaps.h"
+#include "plots/colorscale.h"
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
 
@@ -62,6 +63,10 @@ public:
     // The single heatmap of the current view, if there is one (the tests; Export Data's CSV).
     virtual HeatmapPlot *currentFigure() const { return nullptr; }
     virtual void setColorMap(ColorMap map) = 0;
+    // View ▸ Colour Scale, `figure --scale`: every weight heatmap and overview grid in the workspace, those made
+    // later included (applied again whenever a result is shown). Signed-difference maps keep their own scale.
+    void setColorScale(ColorScale scale);
+    ColorScale colorScale() const { return m_colorScale; }
     virtual void saveSettings(QSettings &) const {}      // inside the workspace's own settings group
     virtual void restoreSettings(const QSettings &) {}
 
@@ -163,6 +168,8 @@ protected:
     bool matricesShown();
 
 private:
+    void applyColorScale();
+    ColorScale m_colorScale;
     Subject *m_subject = nullptr;
     EngineRunner *m_runner = nullptr;
     DeferredRun *m_deferred = nullptr;

@@ -74,6 +74,14 @@ void HeadGrid::setValueRange(double lower, double upper)
     update();
 }
 
+void HeadGrid::setColorScale(ColorScale scale)
+{
+    if (scale == m_scale) return;
+    m_scale = scale;
+    rebuildImages();
+    update();
+}
+
 void HeadGrid::setSelected(int layer, int head)
 {
     m_selLayer = layer;
@@ -93,10 +101,25 @@ void HeadGrid::rebuildImages()
     // A lookup table: one colour per level, as the big heatmap quantises too.
     std::vector<QRgb> lut(256);
     for (int i = 0; i < 256; ++i) lut[std::size_t(i)] = colorAt(m_map, i / 255.0).rgb();
-    const double span = m_upper - m_lower;
+    // Every computed head as the rows of one tall matrix, so that one scale (and one colour bar) covers them all;
+    // a head not computed is left out.
+    std::vector<float> all;
+    std::vector<std::uint8_t> allMasked;
+    std::vector<std::size_t> offset(m_weights.size(), std::size_t(-1));
     for (std::size_t h = 0; h < m_weights.size(); ++h) {
-        const std::vector<float> &w = m_weights[h];
-        if (w.size() != cells) continue;
+        if (m_weights[h].size() != cells) continue;
+        offset[h] = all.size();
+        all.insert(all.end(), m_weights[h].begin(), m_weights[h].end());
+        if (haveMask) allMasked.insert(allMasked.end(), m_masked.begin(), m_masked.end());
+    }
+    const int rows = int(all.size() / std::size_t(side));
+    m_scaled = scaleMatrix(all.data(), haveMask ? allMasked.data() : nullptr, rows, side, m_scale, m_lower, m_upper);
+    const float *colored = m_scaled.values.empty() ? all.data() : m_scaled.values.data();
+    const double lower = m_scaled.logarithmic ? std::log(m_scaled.lower) : m_scaled.lower;
+    const double span = (m_scaled.logarithmic ? std::log(m_scaled.upper) : m_scaled.upper) - lower;
+    for (std::size_t h = 0; h < m_weights.size(); ++h) {
+        if (offset[h] == std::size_t(-1)) continue;
+        const float *w = colored + offset[h];
         QImage img(side, side, QImage::Format_RGB32);
         for (int y = 0; y < side; ++y) {
             auto *line = reinterpret_cast<QRgb *>(img.scanLine(y));
@@ -106,12 +129,15 @@ void HeadGrid::rebuildImages()
                     line[x] = maskRgb;
                     continue;
                 }
-                const double t = span > 0 ? (double(w[ij]) - m_lower) / span : 0.0;
+                const double v = m_scaled.logarithmic ? std::log(double(w[ij])) : double(w[ij]);
+                const double t = span > 0 ? (v - lower) / span : 0.0;
                 line[x] = lut[std::size_t(std::clamp(int(std::lround(t * 255.0)), 0, 255))];
             }
         }
         m_images[h] = img;
     }
+    m_scaled.values.clear();
+    m_scaled.values.shrink_to_fit();
 }
 
 HeadGrid::Geometry HeadGrid::geometryFor(int width, bool figure) const
@@ -142,11 +168,31 @@ int HeadGrid::heightForWidth(int width) const
     return m_layers * g.rowsPerLayer * (g.cell + g.labelHeight + kGap);
 }
 
+QStringList HeadGrid::colorBarTicks() const
+{
+    // The ends and the middle of the scale (the geometric middle on a log scale).
+    const double lo = m_scaled.lower, hi = m_scaled.upper;
+    QStringList ticks;
+    for (int i = 0; i <= 2; ++i)
+        ticks << (m_scaled.logarithmic ? QString::number(lo * std::pow(hi / lo, i / 2.0), 'g', 1)
+                                       : QString::number(lo + (hi - lo) * i / 2.0, 'g', 2));
+    return ticks;
+}
+
+int HeadGrid::colorBarTickWidth() const
+{
+    const QFontMetrics fm(font());
+    int width = 0;
+    for (const QString &t : colorBarTicks()) width = std::max(width, fm.horizontalAdvance(t));
+    return width;
+}
+
 int HeadGrid::colorBarWidth() const
 {
     const QFontMetrics fm(font());
-    // gap, bar, tick marks and labels, the rotated title
-    return kGap * 2 + 14 + 4 + fm.horizontalAdvance(QStringLiteral("0.00")) + kGap + fm.height() + 4;
+    // gap, bar, tick marks and labels, the rotated title (two lines when the scale is not the fixed one)
+    const int lines = m_scaled.labelSuffix.isEmpty() ? 1 : 2;
+    return kGap * 2 + 14 + 4 + colorBarTickWidth() + kGap + fm.height() * lines + 4;
 }
 
 QSize HeadGrid::figureSize() const
@@ -261,19 +307,23 @@ void HeadGrid::paintColorBar(QPainter &p, const Geometry &g)
     p.setPen(QPen(palette().color(QPalette::WindowText), 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(QRectF(bar).adjusted(0.5, 0.5, -0.5, -0.5));
+    const QStringList ticks = colorBarTicks();
+    const int tickWidth = colorBarTickWidth();
     for (int i = 0; i <= 2; ++i) {
-        const double value = m_lower + (m_upper - m_lower) * i / 2.0;
         const int y = bar.bottom() - int(std::lround((bar.height() - 1) * i / 2.0));
         p.drawLine(bar.right() + 1, y, bar.right() + 4, y);
-        p.drawText(QRect(bar.right() + 6, y - fm.height() / 2, fm.horizontalAdvance(QStringLiteral("0.00")) + 4,
-                         fm.height()),
-                   Qt::AlignLeft | Qt::AlignVCenter, QString::number(value, 'f', 2));
+        p.drawText(QRect(bar.right() + 6, y - fm.height() / 2, tickWidth + 4, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   ticks[i]);
     }
+    // The label, and under it (read bottom-up, as a second line) what the scale did.
+    QString label = tr("attention weight");
+    if (!m_scaled.labelSuffix.isEmpty()) label += QLatin1Char('\n') + m_scaled.labelSuffix.trimmed();
+    const int lines = label.count(QLatin1Char('\n')) + 1;
     p.save();
-    p.translate(bar.right() + 6 + fm.horizontalAdvance(QStringLiteral("0.00")) + kGap + fm.ascent(), bar.center().y());
+    p.translate(bar.right() + 6 + tickWidth + kGap + fm.ascent(), bar.center().y());
     p.rotate(-90);   // read from the bottom up
-    p.drawText(QRect(-bar.height() / 2 - 40, -fm.ascent(), bar.height() + 80, fm.height()), Qt::AlignCenter,
-               tr("attention weight"));
+    p.drawText(QRect(-bar.height() / 2 - 60, -fm.ascent(), bar.height() + 120, fm.height() * lines), Qt::AlignHCenter | Qt::AlignTop,
+               label);
     p.restore();
 }
 

@@ -5,6 +5,7 @@
 // (long inputs compute only the selected head) say so instead of showing an empty square.
 
 #include "plots/colormaps.h"
+#include "plots/colorscale.h"
 
 #include <QImage>
 #include <QPainter>
@@ -26,6 +27,10 @@ public:
     void clear();
     void setColorMap(ColorMap map);
     void setValueRange(double lower, double upper);
+    // One colour scale for every thumbnail (the data range, percentile and log over all heads together, so
+    // that thumbnails compare); the colour bar's ticks and label follow it.
+    void setColorScale(ColorScale scale);
+    ColorScale colorScale() const { return m_scale; }
     void setSelected(int layer, int head);
     int selectedLayer() const { return m_selLayer; }
     int selectedHead() const { return m_selHead; }
@@ -60,6 +65,8 @@ private:
     // `figure`: leaves room at the right for the colour bar, as exports draw it.
     Geometry geometryFor(int width, bool figure) const;
     int colorBarWidth() const;
+    QStringList colorBarTicks() const;
+    int colorBarTickWidth() const;
     void paintColorBar(QPainter &p, const Geometry &g);
     void rebuildImages();
 
@@ -70,6 +77,8 @@ private:
     std::vector<QImage> m_images;
     ColorMap m_map = ColorMap::Viridis;
     double m_lower = 0.0, m_upper = 1.0;
+    ColorScale m_scale;
+    ScaledMatrix m_scaled;   // its range, log or linear and label (values dropped once the images are made)
     int m_selLayer = 0, m_selHead = 0;
 };
 

@@ -35,8 +35,9 @@ void MaskHatch::draw(QCPPainter *painter)
     }
 }
 
-CellValues::CellValues(QCustomPlot *plot, const std::shared_ptr<const HeatmapData> *data, const QCPColorMap *map)
-    : QCPAbstractItem(plot), m_data(data), m_map(map)
+CellValues::CellValues(QCustomPlot *plot, const std::shared_ptr<const HeatmapData> *data,
+                       const std::shared_ptr<const std::vector<float>> *shown, const QCPColorMap *map)
+    : QCPAbstractItem(plot), m_data(data), m_shown(shown), m_map(map)
 {
     setSelectable(false);
 }
@@ -56,13 +57,16 @@ void CellValues::draw(QCPPainter *painter)
     const QCPRange xr = x->range(), yr = y->range();
     const QCPRange dataRange = m_map->dataRange();
     QCPColorGradient gradient = m_map->gradient();
+    const bool logarithmic = m_map->dataScaleType() == QCPAxis::stLogarithmic;
+    const std::vector<float> *shown = *m_shown && (*m_shown)->size() == d.values.size() ? m_shown->get() : nullptr;
     const bool haveMask = d.masked.size() == d.values.size();
     for (int i = std::max(0, int(std::floor(yr.lower))); i <= std::min(d.rows - 1, int(std::ceil(yr.upper))); ++i)
         for (int j = std::max(0, int(std::floor(xr.lower))); j <= std::min(d.cols - 1, int(std::ceil(xr.upper))); ++j) {
             const std::size_t ij = std::size_t(i) * std::size_t(d.cols) + std::size_t(j);
             if (haveMask && d.masked[ij]) continue;
             const double v = d.values[ij];
-            painter->setPen(textColorOn(QColor::fromRgb(gradient.color(v, dataRange))));
+            const double colored = shown ? double((*shown)[ij]) : v;
+            painter->setPen(textColorOn(QColor::fromRgb(gradient.color(colored, dataRange, logarithmic))));
             const QRectF cell(QPointF(x->coordToPixel(j - 0.5), y->coordToPixel(i - 0.5)),
                               QPointF(x->coordToPixel(j + 0.5), y->coordToPixel(i + 0.5)));
             QString text = HeatmapPlot::cellText(v);
@@ -110,6 +114,29 @@ std::vector<MaskHatch::Run> maskRuns(const HeatmapData &data)
         }
     }
     return runs;
+}
+
+ScaledMatrix scaleHeatmap(const HeatmapData &m, const HeatmapScaleInputs &in)
+{
+    double lower = in.fixedLower, upper = in.fixedUpper;
+    if (m.valueRange) std::tie(lower, upper) = *m.valueRange;
+    const bool valid = m.rows > 0 && m.cols > 0 && m.values.size() == std::size_t(m.rows) * std::size_t(m.cols);
+    if (in.diverging) {
+        ScaledMatrix s;
+        s.lower = lower;
+        s.upper = upper;
+        if (valid) s.values = applyNoiseFloor(m.values.data(), m.values.size(), in.noiseFloor);
+        s.labelSuffix = noiseFloorSuffix(in.noiseFloor);
+        return s;
+    }
+    if (!valid) {
+        ScaledMatrix s;
+        s.lower = lower;
+        s.upper = upper;
+        return s;
+    }
+    const bool haveMask = m.masked.size() == m.values.size();
+    return scaleMatrix(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols, in.scale, lower, upper);
 }
 
 } // namespace attnui

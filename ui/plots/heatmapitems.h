@@ -4,6 +4,7 @@
 // cells large enough to read them, the colour gradient, and the colour map's storage built from a pooled level.
 
 #include "plots/colormaps.h"
+#include "plots/colorscale.h"
 #include "plots/heatmaplod.h"
 #include "plots/heatmapplot.h"
 
@@ -44,7 +45,9 @@ private:
 // the exact number is on screen and in exported figures, not only on hover.
 class CellValues : public QCPAbstractItem {
 public:
-    CellValues(QCustomPlot *plot, const std::shared_ptr<const HeatmapData> *data, const QCPColorMap *map);
+    // shown: the values the colours come from when a colour scale or noise floor changes them (null: data's).
+    CellValues(QCustomPlot *plot, const std::shared_ptr<const HeatmapData> *data,
+               const std::shared_ptr<const std::vector<float>> *shown, const QCPColorMap *map);
     double selectTest(const QPointF &, bool, QVariant *) const override { return -1.0; }
 
 protected:
@@ -52,6 +55,7 @@ protected:
 
 private:
     const std::shared_ptr<const HeatmapData> *m_data;   // the plot's, which it replaces when new data comes
+    const std::shared_ptr<const std::vector<float>> *m_shown;
     const QCPColorMap *m_map;
 };
 
@@ -83,13 +87,32 @@ struct HeatmapPlot::Private {
     bool refining = false;                 // a re-pooling runs on the work pool
     bool refineAgain = false;              // the view moved meanwhile: re-pool once more when it is done
     int widestColLabel = -1;               // pixels; −1: to be measured
+    // The colour scale (weight maps) and noise floor (diverging maps), and what they made of the data: the
+    // values the colours come from where they differ from the data's (null: the data's own), log or linear.
+    ColorScale colorScale;
+    double noiseFloor = 0.0;
+    std::shared_ptr<const std::vector<float>> shown;
+    QString baseLabel;                     // as set; the colour bar adds what the scale did (labelSuffix)
+    QString labelSuffix;
+    QSharedPointer<QCPAxisTicker> linearTicker;
 };
+
+// What prepare() needs to know of the colour scale, captured on the UI thread.
+struct HeatmapScaleInputs {
+    ColorScale scale;
+    bool diverging = false;
+    double noiseFloor = 0.0;
+    double fixedLower = 0.0, fixedUpper = 1.0;   // the view's own range, unless the data brings one
+};
+// The colours of `data` under `in`.
+ScaledMatrix scaleHeatmap(const HeatmapData &data, const HeatmapScaleInputs &in);
 
 struct HeatmapPlot::Prepared {
     HeatmapData data;                         // empty in a re-pooling (refineStorage)
     std::unique_ptr<QCPColorMapData> cells;   // null: nothing to show
     std::vector<MaskHatch::Run> runs;
     HeatmapLevel level;                       // without its cells (moved into `cells`)
+    ScaledMatrix scaled;                      // the colours' values and range
 };
 
 } // namespace attnui

@@ -73,7 +73,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     p->yAxis->setLabel(tr("query"));
 
     d->hatch = new MaskHatch(p);
-    new CellValues(p, &m_data, d->map);   // owned by the plot
+    new CellValues(p, &m_data, &d->shown, d->map);   // owned by the plot
 
     // The hover outline lives on its own buffered layer so that moving it repaints only that layer.
     p->addLayer(QStringLiteral("hover"), nullptr, QCustomPlot::limAbove);
@@ -139,7 +139,7 @@ void HeatmapPlot::setData(HeatmapData data)
     ++d->generation;
     d->preparing = false;
     const int cap = storageCap(data.rows, data.cols);
-    apply(prepare(std::move(data), cap));
+    apply(prepare(std::move(data), cap, scaleInputs()));
 }
 
 int HeatmapPlot::storageCap(int rows, int cols) const
@@ -183,10 +183,10 @@ void HeatmapPlot::setDataAsync(std::function<HeatmapData()> build)
     // made larger later shows it a little coarser until the next zoom or data.
     const QSize area = plotArea().size();
     const qreal dpr = devicePixelRatioF();
-    watcher->setFuture(runInBackground([build = std::move(build), area, dpr] {
+    watcher->setFuture(runInBackground([build = std::move(build), area, dpr, scale = scaleInputs()] {
         HeatmapData data = build();
         const int maxCells = storageCapFor(data.rows, data.cols, area, dpr);
-        return std::make_shared<Prepared>(prepare(std::move(data), maxCells));
+        return std::make_shared<Prepared>(prepare(std::move(data), maxCells, scale));
     }));
 }
 
@@ -200,15 +200,17 @@ void HeatmapPlot::clear()
     setData({});
 }
 
-HeatmapPlot::Prepared HeatmapPlot::prepare(HeatmapData data, int maxCells)
+HeatmapPlot::Prepared HeatmapPlot::prepare(HeatmapData data, int maxCells, const HeatmapScaleInputs &scale)
 {
     Prepared p;
     p.data = std::move(data);
     const HeatmapData &m = p.data;
+    p.scaled = scaleHeatmap(m, scale);
     const bool valid = m.rows > 0 && m.cols > 0 && m.values.size() == std::size_t(m.rows) * std::size_t(m.cols);
     if (!valid) return p;
     const bool haveMask = m.masked.size() == m.values.size();
-    p.level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols,
+    const float *colored = p.scaled.values.empty() ? m.values.data() : p.scaled.values.data();
+    p.level = poolHeatmap(colored, haveMask ? m.masked.data() : nullptr, m.rows, m.cols,
                           HeatmapWindow{0, m.rows - 1, 0, m.cols - 1}, maxCells);
     p.cells = makeCells(p.level);
     p.level.cells.clear();
@@ -237,7 +239,7 @@ void HeatmapPlot::apply(Prepared prepared)
     d->colStride = prepared.level.colStride;
     d->hatch->setRuns(std::move(prepared.runs));
     if (m_data->valueRange) std::tie(d->lower, d->upper) = *m_data->valueRange;
-    d->map->setDataRange(QCPRange(d->lower, d->upper));
+    useScaled(std::move(prepared.scaled));
     d->plot->xAxis->setRange(-0.5, std::max(cols, 1) - 0.5);
     d->plot->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
     d->hover.reset();
@@ -298,11 +300,12 @@ void HeatmapPlot::refineStorage()
         }
         if (d->refineAgain) scheduleRefine();
     });
-    watcher->setFuture(runInBackground([data, want, cap] {
+    watcher->setFuture(runInBackground([data, shown = d->shown, want, cap] {
         const HeatmapData &m = *data;
         const bool haveMask = m.masked.size() == m.values.size();
+        const float *colored = shown && shown->size() == m.values.size() ? shown->data() : m.values.data();
         auto p = std::make_shared<Prepared>();
-        p->level = poolHeatmap(m.values.data(), haveMask ? m.masked.data() : nullptr, m.rows, m.cols, want, cap);
+        p->level = poolHeatmap(colored, haveMask ? m.masked.data() : nullptr, m.rows, m.cols, want, cap);
         p->cells = makeCells(p->level);
         p->level.cells.clear();
         return p;
@@ -392,8 +395,10 @@ QStringList HeatmapPlot::clippedTexts() const
 
 void HeatmapPlot::setColorMap(ColorMap map)
 {
+    const bool divergingChanged = (m_colorMap == ColorMap::Diverging) != (map == ColorMap::Diverging);
     m_colorMap = map;
     d->map->setGradient(makeGradient(map, isDark(palette())));
+    if (divergingChanged) rescale();
     replotLater();
 }
 
@@ -401,8 +406,85 @@ void HeatmapPlot::setValueRange(double lower, double upper)
 {
     d->lower = lower;
     d->upper = upper;
-    d->map->setDataRange(QCPRange(lower, upper));
+    rescale();
+}
+
+void HeatmapPlot::setColorScale(ColorScale scale)
+{
+    if (scale == d->colorScale) return;
+    d->colorScale = scale;
+    rescale();
+}
+
+ColorScale HeatmapPlot::colorScale() const
+{
+    return d->colorScale;
+}
+
+void HeatmapPlot::setNoiseFloor(double floor)
+{
+    if (!(floor > 0.0) || !std::isfinite(floor)) floor = 0.0;
+    if (floor == d->noiseFloor) return;
+    d->noiseFloor = floor;
+    rescale();
+}
+
+double HeatmapPlot::noiseFloor() const
+{
+    return d->noiseFloor;
+}
+
+HeatmapScaleInputs HeatmapPlot::scaleInputs() const
+{
+    return {d->colorScale, m_colorMap == ColorMap::Diverging, d->noiseFloor, d->lower, d->upper};
+}
+
+void HeatmapPlot::useScaled(ScaledMatrix scaled)
+{
+    d->shown = scaled.values.empty() ? nullptr : std::make_shared<const std::vector<float>>(std::move(scaled.values));
+    const QCPAxis::ScaleType type = scaled.logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear;
+    if (d->map->dataScaleType() != type) {
+        // The colour bar's axis reads in decades on a log scale, in plain numbers otherwise.
+        QCPAxis *axis = d->scale->axis();
+        if (scaled.logarithmic) {
+            d->linearTicker = axis->ticker();
+            axis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+        } else if (d->linearTicker) {
+            axis->setTicker(d->linearTicker);
+        }
+        d->map->setDataScaleType(type);
+    }
+    d->map->setDataRange(QCPRange(scaled.lower, scaled.upper));
+    d->labelSuffix = scaled.labelSuffix;
+    updateValueLabel();
+}
+
+void HeatmapPlot::rescale()
+{
+    const bool recolor = d->shown != nullptr;
+    ScaledMatrix scaled = scaleHeatmap(*m_data, scaleInputs());
+    const bool pool = recolor || !scaled.values.empty();
+    useScaled(std::move(scaled));
+    const HeatmapData &m = *m_data;
+    if (pool && d->map->visible() && m.values.size() == std::size_t(m.rows) * std::size_t(m.cols) && m.rows > 0) {
+        // The stored window again, from the new colours (a scale change is rare; a 4096² window is ~20 ms).
+        const bool haveMask = m.masked.size() == m.values.size();
+        const float *colored = d->shown ? d->shown->data() : m.values.data();
+        HeatmapLevel level = poolHeatmap(colored, haveMask ? m.masked.data() : nullptr, m.rows, m.cols, d->window,
+                                         storageCap(m.rows, m.cols));
+        d->map->setData(makeCells(level).release(), false);   // takes ownership
+        d->rowStride = level.rowStride;
+        d->colStride = level.colStride;
+        ++d->applied;   // a re-pooling under way was for the old colours
+    }
     replotLater();
+}
+
+QColor HeatmapPlot::cellColor(int row, int col) const
+{
+    if (row < 0 || row >= m_data->rows || col < 0 || col >= m_data->cols) return {};
+    const double v = d->map->data()->data(col, row);
+    return QColor::fromRgb(d->map->gradient().color(v, d->map->dataRange(), d->map->dataScaleType() == QCPAxis::stLogarithmic));
 }
 
 void HeatmapPlot::setDivergingRange(double maxAbs)
@@ -425,7 +507,14 @@ QString HeatmapPlot::valueLabel() const
 
 void HeatmapPlot::setValueLabel(const QString &label)
 {
-    d->scale->axis()->setLabel(label);
+    d->baseLabel = label;
+    updateValueLabel();
+}
+
+void HeatmapPlot::updateValueLabel()
+{
+    const QString &suffix = d->labelSuffix;
+    d->scale->axis()->setLabel(d->baseLabel.isEmpty() ? suffix.trimmed() : d->baseLabel + suffix);
     replotLater();
 }
 

@@ -5,6 +5,7 @@
 // Like every plot wrapper in plots/, only its .cpp includes qcustomplot.h; the header keeps QCustomPlot out of sight.
 
 #include "plots/colormaps.h"
+#include "plots/colorscale.h"
 
 #include <QPointF>
 #include <QRect>
@@ -21,6 +22,9 @@
 class QCustomPlot;
 
 namespace attnui {
+
+struct HeatmapScaleInputs;
+struct ScaledMatrix;
 
 // A matrix to show, row-major [rows, cols]. masked (optional, rows·cols, 1 = masked) cells are drawn as "no
 // value" whatever their number; scores (optional) are the pre-softmax scores shown on hover.
@@ -72,6 +76,17 @@ public:
     // data (maxAbs ≤ 0 or not finite: [−1, 1]).
     void setDivergingRange(double maxAbs);
     void setValueLabel(const QString &label);             // colour scale label ("attention weight")
+    // How weights become colours (colorscale.h): fixed (the value range above), data range, percentile clip,
+    // log or per-row; the colour bar's label says which. Diverging maps ignore it: they are read against 0.
+    void setColorScale(ColorScale scale);
+    ColorScale colorScale() const;
+    // Diverging maps: differences smaller than `floor` in magnitude drawn as 0 (the stated numerical
+    // tolerance), and the colour bar says so. 0: none.
+    void setNoiseFloor(double floor);
+    double noiseFloor() const;
+    // The colour a cell is drawn in now (its stored cell's, under the current scale); the mask colour's
+    // "no value" colour where masked.
+    QColor cellColor(int row, int col) const;
     void setAxisTitles(const QString &rows, const QString &cols);
     // Small multiples that share one range show the scale once (on the last panel); the others hide theirs.
     void setColorScaleVisible(bool visible);
@@ -126,7 +141,11 @@ protected:
 private:
     struct Private;
     struct Prepared;
-    static Prepared prepare(HeatmapData data, int maxCells);
+    static Prepared prepare(HeatmapData data, int maxCells, const HeatmapScaleInputs &scale);
+    HeatmapScaleInputs scaleInputs() const;
+    void useScaled(ScaledMatrix scaled);   // the colours' range, log or linear, label; UI thread
+    void rescale();                        // the scale or the fixed range changed: recolour the data shown
+    void updateValueLabel();
     // Cells per axis the colour map stores: kMaxStorageCells, or for a matrix larger than that, about as many as
     // the plot has pixels (nine 4096-token panels at 1024² each cost the UI thread ~30 ms apiece to colour and
     // draw; at their ~300 px they show no more than 300²).

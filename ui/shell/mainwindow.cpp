@@ -136,6 +136,7 @@ void MainWindow::addWorkspace(Workspace *workspace)
     go->setProperty(kHelpTextProperty, tr("Go to the %1 workspace").arg(workspace->title()));
     addAction(go);
     workspace->setColorMap(m_colorMap);
+    workspace->setColorScale(m_colorScale);
     // Its plots' right-click menu (Export Figure…, Copy Image, Export Data…) reports here.
     connect(workspace, &Workspace::statusMessage, this, &MainWindow::showTransientMessage);
     // Every workspace has its own runner; the status bar follows the one in the current tab.
@@ -240,6 +241,27 @@ void MainWindow::createMenus()
         m_colorMapGroup->addAction(a);
         connect(a, &QAction::triggered, this, [this, m] { setColorMap(m); });
     }
+    // How weights become colours, for every weight heatmap; the contrast steps walk the percentile clips.
+    QMenu *scales = view->addMenu(tr("Colour &Scale"));
+    m_colorScaleGroup = new QActionGroup(this);
+    for (const ColorScale &c : {ColorScale{}, ColorScale{ScaleMode::Auto}, ColorScale{ScaleMode::Percentile, 99.0},
+                                ColorScale{ScaleMode::Percentile, 95.0}, ColorScale{ScaleMode::Percentile, 90.0},
+                                ColorScale{ScaleMode::Log}, ColorScale{ScaleMode::Row}}) {
+        QAction *a = scales->addAction(c.title());
+        a->setCheckable(true);
+        a->setData(c.spec());
+        m_colorScaleGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, c] { setColorScale(c); });
+        a->setStatusTip(tr("Colour every attention heatmap by this scale; the colour bars say which"));
+    }
+    scales->addSeparator();
+    QAction *more = scales->addAction(tr("&More Contrast"), this, [this] { stepContrast(+1); });
+    more->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_BracketRight));
+    more->setStatusTip(tr("Clip the colour scale at a lower percentile: faint weights get brighter"));
+    QAction *less = scales->addAction(tr("&Less Contrast"), this, [this] { stepContrast(-1); });
+    less->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_BracketLeft));
+    addAction(more);   // also in presentation mode, without the menu bar
+    addAction(less);
     QMenu *themes = view->addMenu(tr("&Palette"));
     m_themeGroup = new QActionGroup(this);
     for (Theme t : {Theme::Light, Theme::Dark}) {
@@ -369,6 +391,25 @@ void MainWindow::onRunDone()
     m_progressDelay->stop();
     m_progress->hide();
     m_cancelButton->hide();
+}
+
+void MainWindow::setColorScale(ColorScale scale)
+{
+    m_colorScale = scale;
+    for (Workspace *w : m_workspaces) w->setColorScale(scale);
+    for (QAction *a : m_colorScaleGroup->actions()) a->setChecked(a->data().toString() == scale.spec());
+}
+
+void MainWindow::stepContrast(int direction)
+{
+    const std::vector<ColorScale> steps = contrastSteps();
+    // From a scale that is not a step (log, per row, data range), more contrast starts at the first clip.
+    int at = -1;
+    for (int i = 0; i < int(steps.size()); ++i)
+        if (steps[std::size_t(i)] == m_colorScale) at = i;
+    const int next = std::clamp(at < 0 ? (direction > 0 ? 1 : 0) : at + direction, 0, int(steps.size()) - 1);
+    setColorScale(steps[std::size_t(next)]);
+    showTransientMessage(tr("Colour scale: %1").arg(m_colorScale.title()));
 }
 
 void MainWindow::setColorMap(ColorMap map)
@@ -509,6 +550,7 @@ void MainWindow::readSettings()
     }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     setColorMap(colorMapFromName(settings.value(QStringLiteral("view/colorMap")).toString()));
+    setColorScale(ColorScale::parse(settings.value(QStringLiteral("view/colorScale")).toString()).value_or(ColorScale{}));
     setTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));
     setBackend(attn::parseBackend(settings.value(QStringLiteral("view/backend")).toString().toStdString())
                    .value_or(attn::Backend::Auto));
@@ -527,6 +569,7 @@ void MainWindow::writeSettings() const
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/workspace"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("view/colorMap"), colorMapName(m_colorMap));
+    settings.setValue(QStringLiteral("view/colorScale"), m_colorScale.spec());
     settings.setValue(QStringLiteral("view/theme"), themeName(m_theme));
     settings.setValue(QStringLiteral("view/backend"), QString::fromStdString(attn::backendName(m_subject->backend())));
     for (Workspace *w : m_workspaces) {

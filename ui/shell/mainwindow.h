@@ -7,6 +7,7 @@
 // applied in mainwindowsession.cpp.
 
 #include "plots/colormaps.h"
+#include "plots/colorscale.h"
 #include "shell/theme.h"
 
 #include <attnscope/attention.h>
@@ -51,6 +52,8 @@ public:
     bool showWorkspace(const QString &keyOrTitle);
     ColorMap colorMap() const { return m_colorMap; }
     void setColorMap(ColorMap map);
+    void setColorScale(ColorScale scale);
+    void stepContrast(int direction);   // +1: View ▸ More Contrast, −1: Less
     Theme theme() const { return m_theme; }
     void setTheme(Theme theme);
     attn::Backend backend() const;
@@ -121,6 +124,8 @@ private:
     bool m_wasFullScreen = false;
 
     QActionGroup *m_colorMapGroup = nullptr;
+    QActionGroup *m_colorScaleGroup = nullptr;
+    ColorScale m_colorScale;
     QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_backendGroup = nullptr;
     QAction *m_cancelAction = nullptr;

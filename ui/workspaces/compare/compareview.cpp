@@ -274,6 +274,7 @@ void CompareView::showSnapshot()
     side(m_plotB, &CompareSnapshot::b);
     m_diffPlot->setTitle(tr("A − B (max |A − B| %1)").arg(s.maxAbsDiff, 0, 'f', 4));
     m_diffPlot->setDivergingRange(s.maxAbsDiff);
+    m_diffPlot->setNoiseFloor(kWeightNoiseFloor);
     showMatrix(m_diffPlot, std::size_t(s.common) * std::size_t(s.common), [snap = m_snapshot] {
         const CompareSnapshot &s = *snap;
         HeatmapData diff;

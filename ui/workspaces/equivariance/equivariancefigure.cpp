@@ -206,6 +206,7 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
     const double rangeA = std::max(symmetricRange(s->focusErrWeights), kRoundOff);
     m_aDiff->setValueRange(-rangeA, rangeA);
     m_aDiff->setValueLabel(diffLabel(rangeA, s->focusErrWeights < kRoundOff));
+    m_aDiff->setNoiseFloor(kRoundOff);   // round-off is no difference: drawn as 0, its number still in the cell
     show(m_aDiff, weightCells, [s, difference] {
         HeatmapData d;
         d.rows = d.cols = s->length;
@@ -236,6 +237,7 @@ void EquivarianceFigure::setSnapshot(const std::shared_ptr<const EquivarianceSna
     const double rangeDY = std::max(symmetricRange(s->focusErrOutputs), outputsRoundOff);
     m_yDiff->setValueRange(-rangeDY, rangeDY);
     m_yDiff->setValueLabel(diffLabel(rangeDY, s->focusErrOutputs < outputsRoundOff));
+    m_yDiff->setNoiseFloor(outputsRoundOff);
     show(m_yDiff, outputCells, [s, difference] {
         HeatmapData d;
         d.rows = s->length;

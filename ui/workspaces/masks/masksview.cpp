@@ -418,6 +418,7 @@ void MasksView::showSnapshot()
         });
         d->setTitle(tr("Δ vs model's own"));
         d->setDivergingRange(range);
+        d->setNoiseFloor(kWeightNoiseFloor);
         const std::vector<float> *base = &c.variants[c.baseline].weights, *mine = &h.weights;
         const QStringList tokens = s.tokens;
         d->setHoverFormatter([base, mine, tokens, L, snap = m_snapshot](HeatmapCell cell) {
