@@ -121,8 +121,7 @@ QList<ViewLayout> registeredLayouts(std::vector<std::unique_ptr<attnui::Workspac
     return views;
 }
 
-// One view spec per prefix of every registered workspace: the prefix itself, or with the first layer and head,
-// whichever the workspace accepts.
+// The same as (title, spec) pairs, with a model and workspaces of its own.
 QList<QPair<QString, QString>> registeredViews()
 {
     auto opened = attn::TextModel::open(kModel.toStdString());
@@ -130,22 +129,9 @@ QList<QPair<QString, QString>> registeredViews()
     attnui::Subject subject;
     subject.setModel(std::make_shared<const attn::TextModel>(std::move(*opened)), kModel);
     subject.setText(kText);
+    std::vector<std::unique_ptr<attnui::Workspace>> workspaces;
     QList<QPair<QString, QString>> views;
-    for (attnui::Workspace *w : attnui::createWorkspaces(&subject)) {
-        std::unique_ptr<attnui::Workspace> owner(w);
-        w->resize(1400, 900);
-        w->show();
-        settle(w);
-        for (const QString &prefix : w->viewPrefixes()) {
-            for (const QString &spec : {prefix, prefix + QStringLiteral(":0.0"), prefix + QStringLiteral(":0")}) {
-                QString error;
-                if (w->showView(spec, &error)) {
-                    views.append({w->title(), spec});
-                    break;
-                }
-            }
-        }
-    }
+    for (const ViewLayout &v : registeredLayouts(&workspaces, &subject)) views.append({v.title, v.spec});
     return views;
 }
 
