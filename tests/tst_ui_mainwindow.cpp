@@ -445,13 +445,32 @@ void TestUiMainWindow::viewMenuSettingsApply()
         w.setTheme(Theme::Dark);
         QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 128);
         QTRY_VERIFY(w.explore()->currentFigure()->palette().color(QPalette::Window).lightness() < 128);
+        // View ▸ Colour Scale reaches every workspace's weight heatmaps; More Contrast walks the percentile clips.
+        QAction *log = nullptr;
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->text() == ColorScale{ScaleMode::Log}.title()) log = a;
+        QVERIFY(log);
+        log->trigger();
+        for (Workspace *ws : w.workspaces()) {
+            QCOMPARE(ws->colorScale().mode, ScaleMode::Log);
+            for (HeatmapPlot *p : ws->findChildren<HeatmapPlot *>()) QCOMPARE(p->colorScale().mode, ScaleMode::Log);
+        }
+        w.setColorScale({});
+        w.stepContrast(+1);
+        QCOMPARE(w.explore()->currentFigure()->colorScale(), contrastSteps()[1]);
+        w.stepContrast(+1);
+        QCOMPARE(w.explore()->currentFigure()->colorScale(), contrastSteps()[2]);
+        w.stepContrast(-1);
+        QCOMPARE(w.explore()->colorScale(), contrastSteps()[1]);
         w.close();   // writes settings
     }
     MainWindow again;
     QCOMPARE(again.colorMap(), ColorMap::Cividis);
     QCOMPARE(again.theme(), Theme::Dark);
+    QCOMPARE(again.explore()->colorScale(), contrastSteps()[1]);
     again.setTheme(Theme::Light);
     again.setColorMap(ColorMap::Viridis);
+    again.setColorScale({});
     again.close();
 }
 

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Regenerates docs/screenshots/figures/: every view's default figure as PNG (96 dpi, one pixel per logical
+# pixel), the head view also at a journal column's width, and each PDF rendered back to PNG (pdftoppm, from
+# Debian's poppler-utils; only this script needs it) so that the vector output is looked at too.
+# Usage: tools/make_doc_figures.sh [build/release/app/attnscope-cli]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=${1:-build/release/app/attnscope-cli}
+out=docs/screenshots/figures
+mkdir -p "$out"
+export QT_QPA_PLATFORM=offscreen
+model=sample:induction-gpt2
+text="bo he so ve pa va ro na bo he so ve"
+views=(grid head:1.2 lines:1 statistics rollout outputs pipeline:1.2 masks:1.2 equivariance:1.2 faithfulness compare)
+for view in "${views[@]}"; do
+  name=${view//[:.]/-}
+  "$cli" figure --model "$model" --text "$text" --view "$view" --out "$out/$name.png" --dpi 96 --quiet
+  "$cli" figure --model "$model" --text "$text" --view "$view" --out "$out/$name.pdf" --quiet
+  if command -v pdftoppm > /dev/null; then
+    pdftoppm -png -r 96 -singlefile "$out/$name.pdf" "$out/$name.pdf"   # writes NAME.pdf.png
+  fi
+  rm -f "$out/$name.pdf"
+done
+"$cli" figure --model "$model" --text "$text" --view head:1.2 --width 3.5in --out "$out/head-1-2-column.png" --quiet
+"$cli" figure --model "$model" --text "$text" --view head:1.2 --scale log --out "$out/head-1-2-log.png" --dpi 96 --quiet
+ls -l "$out"
