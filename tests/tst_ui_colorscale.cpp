@@ -89,7 +89,7 @@ void TestColorScale::percentileIsTheNearestRank()
     ScaledMatrix s = scaleMatrix(v.data(), nullptr, 10, 10, {ScaleMode::Percentile, 90.0});
     QCOMPARE(s.upper, double(0.90f));
     QCOMPARE(s.lower, 0.0);   // the weights' own lower bound
-    QCOMPARE(s.labelSuffix, QStringLiteral(" (clipped at the 90th percentile, 0.9)"));
+    QCOMPARE(s.labelSuffix, QStringLiteral(" (clipped at 90th pct, 0.9)"));
     s = scaleMatrix(v.data(), nullptr, 10, 10, {ScaleMode::Percentile, 99.5});
     QCOMPARE(s.upper, 1.0);
     // One peak among near-uniform weights: 90 cells of 0.001, 9 of 0.002 and one of 0.9. The 95th percentile is
@@ -114,7 +114,7 @@ void TestColorScale::logCoversFourDecadesBelowTheMaximum()
     QCOMPARE(s.values[1], float(s.lower));   // zero and tiny values sit at the floor
     QCOMPARE(s.values[2], float(s.lower));
     QCOMPARE(s.values[3], 0.05f);
-    QCOMPARE(s.labelSuffix, QStringLiteral(" (log scale, below 5e-05 at the floor)"));
+    QCOMPARE(s.labelSuffix, QStringLiteral(" (log scale, floor 5e-05)"));
     // Nothing positive: the fixed range, no log.
     const std::vector<float> zeros(4, 0.0f);
     QVERIFY(!scaleMatrix(zeros.data(), nullptr, 2, 2, {ScaleMode::Log}).logarithmic);
@@ -153,7 +153,7 @@ void TestColorScale::noiseFloorZeroesRoundOff()
     QVERIFY(applyNoiseFloor(v.data(), v.size(), 0.0).empty());          // no floor
     const std::vector<float> clean{0.2f, 0.0f, -0.5f};
     QVERIFY(applyNoiseFloor(clean.data(), clean.size(), 1e-6).empty());  // nothing below it
-    QCOMPARE(noiseFloorSuffix(1e-6), QStringLiteral(" (|Δ| < 1e-06 drawn as 0)"));
+    QCOMPARE(noiseFloorSuffix(1e-6), QStringLiteral(" |Δ| < 1e-06 → 0"));
     QVERIFY(noiseFloorSuffix(0).isEmpty());
 }
 
@@ -189,7 +189,7 @@ void TestColorScale::plotShowsTheScaleInItsColourBar()
     plot.setColorScale({ScaleMode::Auto});
     QCOMPARE(plot.colorRange().first, 0.0);
     QCOMPARE(plot.colorRange().second, double(0.15f));
-    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight (data range)"));
+    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight\n(data range)"));
     // The brightest cell now has the colour a weight of 1 has on the fixed scale, the darkest that of 0.
     HeatmapPlot fixed;
     fixed.resize(500, 400);
@@ -205,14 +205,14 @@ void TestColorScale::plotShowsTheScaleInItsColourBar()
     QCOMPARE(plot.cellValue(3, 3), double(0.15f));
 
     plot.setColorScale({ScaleMode::Row});
-    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight ÷ its row's maximum"));
+    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight\n÷ row maximum"));
     QVERIFY(sameLevel(plot.cellColor(0, 3), top));   // every row's last cell is its maximum
     QVERIFY(sameLevel(plot.cellColor(2, 3), top));
     QVERIFY(!sameLevel(plot.cellColor(2, 2), top));
 
     // New data keeps the scale; the fixed scale restores 0–1 and the plain label.
     plot.setData(ramp());
-    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight ÷ its row's maximum"));
+    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight\n÷ row maximum"));
     plot.setColorScale({});
     QCOMPARE(plot.colorRange(), (std::pair<double, double>(0.0, 1.0)));
     QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight"));
@@ -240,7 +240,7 @@ void TestColorScale::plotLeavesDivergingMapsSymmetric()
     plot.setNoiseFloor(1e-6);
     QCOMPARE(plot.cellColor(1, 2), plot.cellColor(0, 0));
     QVERIFY(plot.cellColor(1, 1) != plot.cellColor(0, 0));   // -0.15 is a real difference
-    QCOMPARE(plot.valueLabel(), QStringLiteral("Δ weight (|Δ| < 1e-06 drawn as 0)"));
+    QCOMPARE(plot.valueLabel(), QStringLiteral("Δ weight\n|Δ| < 1e-06 → 0"));
     QCOMPARE(plot.cellValue(1, 2), double(5e-9f));
 }
 

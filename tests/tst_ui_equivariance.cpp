@@ -109,7 +109,7 @@ void TestUiEquivariance::holdsWithoutPositionsBidirectional()
     // the colour bar says why.
     HeatmapPlot *diff = fig->weightsDifference();
     QCOMPARE(diff->noiseFloor(), floor);
-    QVERIFY(diff->valueLabel().contains(QStringLiteral("drawn as 0")));
+    QVERIFY(diff->valueLabel().contains(QStringLiteral("→ 0")));
     bool anyNonZero = false;
     for (int i = 0; i < diff->data().rows; ++i)
         for (int j = 0; j < diff->data().cols; ++j) {

@@ -132,7 +132,7 @@ ScaledMatrix scaleMatrix(const float *values, const std::uint8_t *masked, int ro
         std::nth_element(kept.begin(), kept.begin() + std::ptrdiff_t(k), kept.end());
         out.lower = std::min(lo, fixedLower);
         out.upper = kept[k];
-        out.labelSuffix = QObject::tr(" (clipped at the %1 percentile, %2)")
+        out.labelSuffix = QObject::tr(" (clipped at %1 pct, %2)")
                               .arg(ordinal(scale.percentile), QString::number(out.upper, 'g', 3));
         break;
     }
@@ -144,7 +144,7 @@ ScaledMatrix scaleMatrix(const float *values, const std::uint8_t *masked, int ro
         out.values.assign(values, values + count);
         for (float &v : out.values)
             if (std::isfinite(v)) v = float(std::clamp(double(v), out.lower, out.upper));
-        out.labelSuffix = QObject::tr(" (log scale, below %1 at the floor)").arg(QString::number(out.lower, 'g', 2));
+        out.labelSuffix = QObject::tr(" (log scale, floor %1)").arg(QString::number(out.lower, 'g', 2));
         return out;
     }
     case ScaleMode::Row: {
@@ -160,7 +160,7 @@ ScaledMatrix scaleMatrix(const float *values, const std::uint8_t *masked, int ro
         }
         out.lower = 0.0;
         out.upper = 1.0;
-        out.labelSuffix = QObject::tr(" ÷ its row's maximum");
+        out.labelSuffix = QObject::tr(" ÷ row maximum");
         return out;
     }
     }
@@ -184,7 +184,7 @@ std::vector<float> applyNoiseFloor(const float *values, std::size_t count, doubl
 QString noiseFloorSuffix(double floor)
 {
     if (!(floor > 0.0)) return {};
-    return QObject::tr(" (|Δ| < %1 drawn as 0)").arg(QString::number(floor, 'g', 2));
+    return QObject::tr(" |Δ| < %1 → 0").arg(QString::number(floor, 'g', 2));
 }
 
 } // namespace attnui

@@ -61,7 +61,8 @@ std::vector<float> applyNoiseFloor(const float *values, std::size_t count, doubl
 // The floor for differences of float32 attention weights: two backends, or one row computed under two masks,
 // agree to about 1e-7; a difference below 1e-6 is round-off, not an effect.
 constexpr double kWeightNoiseFloor = 1e-6;
-// The colour bar's note for a noise floor: " (|Δ| < 1e-06 drawn as 0)"; empty for floor ≤ 0.
+// The colour bar's note for a noise floor, " |Δ| < 1e-06 → 0" (short: a colour bar is as long as its matrix);
+// empty for floor ≤ 0.
 QString noiseFloorSuffix(double floor);
 
 } // namespace attnui

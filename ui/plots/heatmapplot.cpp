@@ -514,7 +514,9 @@ void HeatmapPlot::setValueLabel(const QString &label)
 void HeatmapPlot::updateValueLabel()
 {
     const QString &suffix = d->labelSuffix;
-    d->scale->axis()->setLabel(d->baseLabel.isEmpty() ? suffix.trimmed() : d->baseLabel + suffix);
+    // What the scale did goes on a line of its own: a colour bar is only as long as its matrix is tall.
+    d->scale->axis()->setLabel(d->baseLabel.isEmpty() || suffix.isEmpty() ? (d->baseLabel + suffix).trimmed()
+                                                                          : d->baseLabel + QLatin1Char('\n') + suffix.trimmed());
     replotLater();
 }
 
