@@ -189,7 +189,7 @@ void TestColorScale::plotShowsTheScaleInItsColourBar()
     plot.setColorScale({ScaleMode::Auto});
     QCOMPARE(plot.colorRange().first, 0.0);
     QCOMPARE(plot.colorRange().second, double(0.15f));
-    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight\n(data range)"));
+    QCOMPARE(plot.valueLabel().replace(QLatin1Char('\n'), QLatin1Char(' ')), QStringLiteral("attention weight (data range)"));
     // The brightest cell now has the colour a weight of 1 has on the fixed scale, the darkest that of 0.
     HeatmapPlot fixed;
     fixed.resize(500, 400);
@@ -205,14 +205,14 @@ void TestColorScale::plotShowsTheScaleInItsColourBar()
     QCOMPARE(plot.cellValue(3, 3), double(0.15f));
 
     plot.setColorScale({ScaleMode::Row});
-    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight\n÷ row maximum"));
+    QCOMPARE(plot.valueLabel().replace(QLatin1Char('\n'), QLatin1Char(' ')), QStringLiteral("attention weight ÷ row maximum"));
     QVERIFY(sameLevel(plot.cellColor(0, 3), top));   // every row's last cell is its maximum
     QVERIFY(sameLevel(plot.cellColor(2, 3), top));
     QVERIFY(!sameLevel(plot.cellColor(2, 2), top));
 
     // New data keeps the scale; the fixed scale restores 0–1 and the plain label.
     plot.setData(ramp());
-    QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight\n÷ row maximum"));
+    QCOMPARE(plot.valueLabel().replace(QLatin1Char('\n'), QLatin1Char(' ')), QStringLiteral("attention weight ÷ row maximum"));
     plot.setColorScale({});
     QCOMPARE(plot.colorRange(), (std::pair<double, double>(0.0, 1.0)));
     QCOMPARE(plot.valueLabel(), QStringLiteral("attention weight"));
@@ -240,7 +240,7 @@ void TestColorScale::plotLeavesDivergingMapsSymmetric()
     plot.setNoiseFloor(1e-6);
     QCOMPARE(plot.cellColor(1, 2), plot.cellColor(0, 0));
     QVERIFY(plot.cellColor(1, 1) != plot.cellColor(0, 0));   // -0.15 is a real difference
-    QCOMPARE(plot.valueLabel(), QStringLiteral("Δ weight\n|Δ| < 1e-06 → 0"));
+    QCOMPARE(plot.valueLabel().replace(QLatin1Char('\n'), QLatin1Char(' ')), QStringLiteral("Δ weight |Δ| < 1e-06 → 0"));
     QCOMPARE(plot.cellValue(1, 2), double(5e-9f));
 }
 

@@ -105,11 +105,9 @@ void TestUiEquivariance::holdsWithoutPositionsBidirectional()
     QVERIFY2(fig->weightsDifference()->valueLabel().contains(QStringLiteral("round-off")), qPrintable(fig->weightsDifference()->valueLabel()));
     QVERIFY(fig->outputsDifference()->colorRange().second >= floor);
     QVERIFY(fig->reasonText().contains(QStringLiteral("float round-off")));
-    // Below the noise floor every difference is drawn as 0, not as faint noise: one colour for every cell, and
-    // the colour bar says why.
+    // Below the noise floor every difference is drawn as 0, not as faint noise: one colour for every cell.
     HeatmapPlot *diff = fig->weightsDifference();
     QCOMPARE(diff->noiseFloor(), floor);
-    QVERIFY(diff->valueLabel().contains(QStringLiteral("→ 0")));
     bool anyNonZero = false;
     for (int i = 0; i < diff->data().rows; ++i)
         for (int j = 0; j < diff->data().cols; ++j) {

@@ -113,7 +113,10 @@ HeatmapPlot::HeatmapPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<
     d->refine->setSingleShot(true);
     d->refine->setInterval(40);
     connect(d->refine, &QTimer::timeout, this, &HeatmapPlot::refineStorage);
-    connect(p, &QCustomPlot::afterLayout, this, [this] { updateTicks(); });
+    connect(p, &QCustomPlot::afterLayout, this, [this] {
+        updateTicks();
+        updateValueLabel();
+    });
     connect(p, &QCustomPlot::mouseDoubleClick, this, [this] {
         d->plot->xAxis->setRange(-0.5, m_data->cols - 0.5);
         d->plot->yAxis->setRange(-0.5, m_data->rows - 0.5);
@@ -514,9 +517,16 @@ void HeatmapPlot::setValueLabel(const QString &label)
 void HeatmapPlot::updateValueLabel()
 {
     const QString &suffix = d->labelSuffix;
-    // What the scale did goes on a line of its own: a colour bar is only as long as its matrix is tall.
-    d->scale->axis()->setLabel(d->baseLabel.isEmpty() || suffix.isEmpty() ? (d->baseLabel + suffix).trimmed()
-                                                                          : d->baseLabel + QLatin1Char('\n') + suffix.trimmed());
+    // What the scale did follows the label where the colour bar is long enough for both (figures, large plots);
+    // a small plot on screen keeps only the label (a second line would cost its matrix a line's width and clip
+    // the axis titles). Looked at again after every layout.
+    QString label = (d->baseLabel + suffix).trimmed();
+    const int room = d->scale->rect().height();
+    if (!d->baseLabel.isEmpty() && !suffix.isEmpty() && room > 0 &&
+        QFontMetrics(d->scale->axis()->labelFont()).horizontalAdvance(label) > room)
+        label = d->baseLabel;
+    if (label == d->scale->axis()->label()) return;
+    d->scale->axis()->setLabel(label);
     replotLater();
 }
 
