@@ -10,7 +10,8 @@ add_dependencies(tst_cli attnscope-cli)
 set_tests_properties(tst_cli PROPERTIES TIMEOUT 120)
 
 attn_add_qt_test(tst_export LABELS cli LIBS attn_engine Qt6::Core SOURCES jsonschema.cpp)
-target_compile_definitions(tst_export PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
+target_compile_definitions(tst_export PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema"
+                                              ATTNSCOPE_PROJECT_VERSION="${PROJECT_VERSION}")
 
 # attnscope-cli figure (headless figures of every workspace's views); links attn_ui to list the registered views.
 attn_add_qt_test(tst_cli_figure LABELS cli LIBS attn_ui Qt6::Svg)

@@ -5,6 +5,7 @@
 
 #include "jsonschema.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -529,6 +530,10 @@ private slots:
         for (qint64 v : shape) shapeJson.append(v);
         QCOMPARE(ref.value("shape").toArray(), shapeJson);
 
+        QFile npyFile(dir.filePath("side.attention.npy"));
+        QVERIFY(npyFile.open(QIODevice::ReadOnly));
+        QCOMPARE(ref.value("sha256").toString(),
+                 QString::fromLatin1(QCryptographicHash::hash(npyFile.readAll(), QCryptographicHash::Sha256).toHex()));
         QString why;
         const Npy npy = readNpy(dir.filePath("side.attention.npy"), why);
         QVERIFY2(!npy.data.empty(), qPrintable(why));
@@ -558,6 +563,7 @@ private slots:
     void runNpyBadArgumentsAndFailures()
     {
         expectBadArguments({"run", "--model", kRandom, "--text", "abc", "--npy", "--out", "-"}, "--tensors");
+        expectBadArguments({"run", "--model", kRandom, "--text", "abc", "--analyses", "stats,bogus", "--out", "-"}, "--analyses");
         expectBadArguments({"run", "--model", kRandom, "--text", "abc", "--tensors", "csv", "--out", "x.json"}, "--tensors");
         // The JSON cannot replace a folder: the .npy written before it is taken away again, nothing is left.
         QTemporaryDir dir;

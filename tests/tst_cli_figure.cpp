@@ -16,6 +16,9 @@
 
 #include <QAbstractButton>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPointer>
 #include <QProcess>
@@ -235,6 +238,16 @@ void TestCliFigure::writesEveryView()
             const QImage image = QImage::fromData(bytes, "PNG");
             QVERIFY(!image.isNull());
             QCOMPARE(image.size(), size * 1.5);   // 144 dpi over 96
+            // Provenance in the PNG's text chunks: the model's weights named with their digest.
+            const QJsonObject provenance = QJsonDocument::fromJson(image.text(QStringLiteral("AttnScope provenance")).toUtf8()).object();
+            QCOMPARE(provenance.value("model").toObject().value("source").toString(), kModel);
+            QVERIFY(provenance.value("attnscope").toObject().value("version").toString().size() >= 5);
+            bool weights = false;
+            for (const QJsonValue &f : provenance.value("model").toObject().value("files").toArray())
+                weights |= f.toObject().value("file").toString() == QLatin1String("model.safetensors") &&
+                           f.toObject().value("sha256").toString().size() == 64;
+            QVERIFY2(weights, qPrintable(image.text(QStringLiteral("AttnScope provenance"))));
+            QVERIFY(image.text(QStringLiteral("Description")).startsWith(QLatin1String("AttnScope ")));
         } else if (qstrcmp(suffix, "svg") == 0) {
             QSvgRenderer renderer(bytes);
             QVERIFY(renderer.isValid());
@@ -245,10 +258,13 @@ void TestCliFigure::writesEveryView()
                 for (const QString &label : m_labels)
                     QVERIFY2(texts.contains(label), qPrintable(QStringLiteral("no <text> '%1'").arg(label)));
             QVERIFY2(largestImageFraction(svg, size) < 0.25, "the figure is one big embedded bitmap");
+            const QRegularExpressionMatch desc = QRegularExpression(QStringLiteral("<desc>([^<]*)</desc>")).match(svg);
+            QVERIFY2(desc.hasMatch() && desc.captured(1).contains(QLatin1String("sha256")), "no provenance in <desc>");
         } else {
             QVERIFY(bytes.startsWith("%PDF-"));
             QVERIFY(bytes.right(64).contains("%%EOF"));
             QVERIFY(bytes.size() > 2000);
+            QVERIFY2(bytes.contains("attnscope-provenance.json"), "no provenance attached to the PDF");
         }
     }
 }

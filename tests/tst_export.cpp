@@ -7,11 +7,13 @@
 
 #include <attnscope/export.h>
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -325,6 +327,201 @@ private slots:
         const QJsonObject allRef = parse(runExportJson(*m, request, *all, std::string("run.attention.npy"))).value("attention").toObject();
         QCOMPARE(allRef.value("shape").toArray(), (QJsonArray{2, 3, 3, 3}));
         QVERIFY(!allRef.contains("heads"));
+    }
+
+    // --analyses on the bundled induction model and a repeated text: every number is recomputed here from the
+    // document's own weights, by the definitions (analysis.h) written out again, not by the engine's functions.
+    void analysesFollowFromTheWeights()
+    {
+        auto m = openModel("sample:induction-gpt2", true);
+        QVERIFY2(m, m.status().message().c_str());
+        RunRequest request;
+        request.text = "bo he so ve pa va ro na bo he so ve";
+        auto analyses = parseRunAnalyses("stats,rollout,flow");
+        QVERIFY(analyses);
+        request.analyses = *analyses;
+        auto data = runModel(*m, request);
+        QVERIFY2(data, data.status().message().c_str());
+        const QJsonObject doc = parse(runExportJson(*m, request, *data));
+        const QStringList problems = test::validateJsonSchema(doc, runSchema());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        const ModelConfig &c = m->model.config();
+        const int n = int(data->result.length);
+        QVERIFY(n >= 12);
+        const QJsonArray attention = doc.value("attention").toArray();
+        const QJsonArray ids = doc.value("input").toObject().value("token_ids").toArray();
+        const auto A = [&](int l, int h, int i, int j) {
+            return attention.at(l).toArray().at(h).toArray().at(i).toArray().at(j).toDouble();
+        };
+        const QJsonObject an = doc.value("analyses").toObject();
+        const QJsonArray stats = an.value("head_statistics").toArray();
+        QCOMPARE(stats.size(), qsizetype(c.layers * c.heads));
+        double bestInduction = 0.0;
+        for (const QJsonValue &v : stats) {
+            const QJsonObject s = v.toObject();
+            const int l = s.value("layer").toInt(), h = s.value("head").toInt();
+            double entropy = 0, distance = 0, first = 0, self = 0, previous = 0, duplicate = 0, induction = 0;
+            int repeated = 0;
+            for (int i = 0; i < n; ++i) {
+                for (int j = 0; j < n; ++j) {
+                    const double a = A(l, h, i, j);
+                    if (a > 0) entropy -= a * std::log(a);
+                    distance += a * std::abs(i - j);
+                }
+                first += A(l, h, i, 0);
+                self += A(l, h, i, i);
+                if (i >= 1) previous += A(l, h, i, i - 1);
+                bool seen = false;
+                double dup = 0, ind = 0;
+                for (int j = 0; j < i; ++j)
+                    if (ids.at(j) == ids.at(i)) {
+                        seen = true;
+                        dup += A(l, h, i, j);
+                        ind += A(l, h, i, j + 1);
+                    }
+                if (seen) ++repeated, duplicate += dup, induction += ind;
+            }
+            QVERIFY(repeated > 0);
+            const double tolerance = 1e-5;   // float32 in the document
+            QVERIFY(std::abs(s.value("entropy").toDouble() - entropy / n) < tolerance);
+            QVERIFY(std::abs(s.value("mean_distance").toDouble() - distance / n) < tolerance * n);
+            QVERIFY(std::abs(s.value("first_token").toDouble() - first / n) < tolerance);
+            QVERIFY(std::abs(s.value("self").toDouble() - self / n) < tolerance);
+            QVERIFY(std::abs(s.value("previous_token").toDouble() - previous / (n - 1)) < tolerance);
+            QVERIFY(std::abs(s.value("duplicate_token").toDouble() - duplicate / repeated) < tolerance);
+            QVERIFY(std::abs(s.value("induction").toDouble() - induction / repeated) < tolerance);
+            bestInduction = std::max(bestInduction, induction / repeated);
+        }
+        QVERIFY2(bestInduction > 0.5, "the induction model has an induction head on a repeated text");
+
+        // Rollout: mean over heads, 0.5·A + 0.5·I, rows renormalised, R = Ã_L ··· Ã_1.
+        std::vector<double> R;
+        for (int l = 0; l < c.layers; ++l) {
+            std::vector<double> T(std::size_t(n * n));
+            for (int i = 0; i < n; ++i) {
+                double sum = 0;
+                for (int j = 0; j < n; ++j) {
+                    double mean = 0;
+                    for (int h = 0; h < c.heads; ++h) mean += A(l, h, i, j) / double(c.heads);
+                    T[std::size_t(i * n + j)] = 0.5 * mean + (i == j ? 0.5 : 0.0);
+                    sum += T[std::size_t(i * n + j)];
+                }
+                for (int j = 0; j < n; ++j) T[std::size_t(i * n + j)] /= sum;
+            }
+            if (R.empty()) { R = T; continue; }
+            std::vector<double> next(std::size_t(n * n), 0.0);
+            for (int i = 0; i < n; ++i)
+                for (int k = 0; k < n; ++k)
+                    for (int j = 0; j < n; ++j) next[std::size_t(i * n + j)] += T[std::size_t(i * n + k)] * R[std::size_t(k * n + j)];
+            R = next;
+        }
+        const QJsonObject rollout = an.value("rollout").toObject();
+        QCOMPARE(rollout.value("head_fusion").toString(), QStringLiteral("mean"));
+        const QJsonArray rm = rollout.value("matrix").toArray();
+        QCOMPARE(rm.size(), qsizetype(n));
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                QVERIFY(std::abs(rm.at(i).toArray().at(j).toDouble() - R[std::size_t(i * n + j)]) < 1e-5);
+        // Flow: a distribution per output position (its max-flow values are checked in tst_analysis).
+        const QJsonArray fm = an.value("flow").toObject().value("matrix").toArray();
+        QCOMPARE(fm.size(), qsizetype(n));
+        for (const QJsonValue &row : fm) {
+            double sum = 0;
+            for (const QJsonValue &x : row.toArray()) sum += x.toDouble();
+            QVERIFY(std::abs(sum - 1.0) < 1e-5);
+        }
+    }
+
+    void analysesRefuseWhatTheyCannotCompute()
+    {
+        QVERIFY(!parseRunAnalyses("stats,attention"));
+        QVERIFY(QString::fromStdString(parseRunAnalyses("stats,attention").status().message()).contains("'attention'"));
+        QVERIFY(!parseRunAnalyses(""));
+        const auto all = parseRunAnalyses("all");
+        QVERIFY(all && all->stats && all->rollout && all->flow);
+        QVERIFY(parseRunAnalyses("none") && !parseRunAnalyses("none")->any());
+
+        auto m = openModel("random:layers=2,heads=2,d_model=16,seed=3", true);
+        QVERIFY(m);
+        RunRequest request;
+        request.text = "abcd";
+        request.analyses.rollout = true;
+        request.heads = std::vector<HeadRef>{{0, 1}};
+        auto partial = runModel(*m, request);
+        QVERIFY(!partial);
+        QVERIFY(QString::fromStdString(partial.status().message()).contains("rollout fuses every head"));
+        request.heads.reset();
+        request.analyses = {false, false, true};
+        request.text = std::string(kMaxFlowTokens + 1, 'a');
+        auto tooLong = runModel(*m, request);
+        QVERIFY(!tooLong);
+        QVERIFY(QString::fromStdString(tooLong.status().message()).contains("up to 64 tokens"));
+        // Statistics need no particular heads: only the captured ones are listed.
+        request.text = "abab";
+        request.analyses = {true, false, false};
+        request.heads = std::vector<HeadRef>{{1, 0}};
+        auto one = runModel(*m, request);
+        QVERIFY(one);
+        const QJsonArray stats = parse(runExportJson(*m, request, *one)).value("analyses").toObject().value("head_statistics").toArray();
+        QCOMPARE(stats.size(), 1);
+        QCOMPARE(stats.at(0).toObject().value("layer").toInt(), 1);
+    }
+
+    // The provenance names this build and each file the model was read from, with digests that Qt's own SHA-256
+    // (QCryptographicHash) computes from the files again.
+    void provenanceNamesTheBuildAndTheFiles()
+    {
+        const std::string folder = kFixtures + "gpt2-tiny";
+        auto m = openModel(folder, false);
+        QVERIFY(m);
+        RunRequest request;
+        request.ids = {1, 2, 3};
+        request.backend = Backend::Tiled;
+        request.threads = 1;
+        auto data = runModel(*m, request);
+        QVERIFY(data);
+        const QJsonObject p = parse(runExportJson(*m, request, *data)).value("provenance").toObject();
+        QCOMPARE(p.value("attnscope").toObject().value("version").toString(), QStringLiteral(ATTNSCOPE_PROJECT_VERSION));
+        const QString commit = p.value("attnscope").toObject().value("commit").toString();
+        QVERIFY2(QRegularExpression(QStringLiteral("^([0-9a-f]{40}(\\+dirty)?|unknown)$")).match(commit).hasMatch(), qPrintable(commit));
+        QCOMPARE(p.value("backend").toString(), QStringLiteral("tiled"));
+        QCOMPARE(p.value("kernel").toString(), QString::fromStdString(cpuSimdLevel()));
+        QCOMPARE(p.value("threads").toInt(), 1);
+        QCOMPARE(p.value("model").toObject().value("source").toString(), QString::fromStdString(folder));
+        const QJsonArray files = p.value("model").toObject().value("files").toArray();
+        QStringList names;
+        for (const QJsonValue &v : files) {
+            const QJsonObject f = v.toObject();
+            names << f.value("file").toString();
+            QFile file(QString::fromStdString(folder) + "/" + f.value("file").toString());
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray bytes = file.readAll();
+            QCOMPARE(f.value("bytes").toInteger(), qint64(bytes.size()));
+            QCOMPARE(f.value("sha256").toString(), QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()));
+        }
+        QCOMPARE(names, (QStringList{"config.json", "model.safetensors"}));
+        QVERIFY(p.value("tokenizer").toObject().value("files").toArray().isEmpty());   // the fixture has none
+        QVERIFY(!p.contains("error"));
+
+        // A sample model's tokenizer files; a random model has no files; Auto threads resolve.
+        auto sample = openModel("sample:induction-gpt2", true);
+        QVERIFY(sample);
+        RunRequest text;
+        text.text = "bo he";
+        auto run = runModel(*sample, text);
+        QVERIFY(run);
+        const QJsonObject sp = parse(runExportJson(*sample, text, *run)).value("provenance").toObject();
+        QStringList tokenizerFiles;
+        for (const QJsonValue &v : sp.value("tokenizer").toObject().value("files").toArray()) tokenizerFiles << v.toObject().value("file").toString();
+        QCOMPARE(tokenizerFiles, (QStringList{"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json", "merges.txt"}));
+        QCOMPARE(sp.value("threads").toInt(), hardwareThreads());
+        const Provenance random = makeProvenance("random:layers=1,heads=1,d_model=8", Backend::Reference, 2);
+        QVERIFY(random.files.model.empty() && random.files.tokenizer.empty() && random.error.empty());
+        QCOMPARE(random.kernel, std::string("fp64 scalar"));
+        // An unreadable folder: the export still has a provenance, saying why it names no files.
+        const Provenance missing = makeProvenance("/nonexistent/model/folder", Backend::Tiled, 1);
+        QVERIFY(missing.files.model.empty());
+        QVERIFY(!missing.error.empty());
     }
 };
 

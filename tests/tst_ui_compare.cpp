@@ -3,17 +3,36 @@
 // lengths) and two settings against separate forward passes; the difference map; linked hover; session state
 // and headless views.
 
+#include "jsonschema.h"
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
 #include "workspaces/compare/compareview.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
 
 using namespace attnui;
+
+namespace {
+
+// A document written by Export Data, checked against its schema in docs/schema; empty on any failure.
+QJsonObject readValidated(const QString &path, const char *schemaName)
+{
+    QFile file(path), schemaFile(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/") + QLatin1String(schemaName));
+    if (!file.open(QIODevice::ReadOnly) || !schemaFile.open(QIODevice::ReadOnly)) return {};
+    const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+    const QStringList problems = attn::test::validateJsonSchema(doc, QJsonDocument::fromJson(schemaFile.readAll()).object());
+    if (!problems.isEmpty()) qWarning("%s", qPrintable(problems.join(QLatin1Char('\n'))));
+    return problems.isEmpty() ? doc : QJsonObject();
+}
+
+} // namespace
 
 class TestUiCompare : public QObject {
     Q_OBJECT
@@ -28,6 +47,7 @@ private slots:
     void badSessionFieldsAreNamed();
     void sessionHeadOutsideTheModelIsReported();
     void views();
+    void exportDataWritesBothMatrices();
 
 private:
     void wait(CompareView &view)
@@ -258,6 +278,39 @@ void TestUiCompare::views()
     QVERIFY(!view.showView(QStringLiteral("compare:settings:causal"), &error));
     QVERIFY(!view.showView(QStringLiteral("masks:0.0"), &error));
     QVERIFY(error.contains(QStringLiteral("compare:heads")));
+}
+
+// Export Data (JSON): both matrices as compared and their difference, which follows from them.
+void TestUiCompare::exportDataWritesBothMatrices()
+{
+    CompareView view(&m_subject);
+    view.setHeads({1, 0}, {1, 0});
+    view.setMode(CompareMode::Texts);
+    view.setTextB(QStringLiteral("bo he so ve bo he so ve pa va"));
+    wait(view);
+    const CompareSnapshot &s = *view.snapshot();
+    QVERIFY(view.dataFormats().value(0).contains(QLatin1String("*.json")));
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(view.exportData(dir.filePath(QStringLiteral("compare.json")), &error), qPrintable(error));
+    const QJsonObject doc = readValidated(dir.filePath(QStringLiteral("compare.json")), "compare.schema.json");
+    QVERIFY(!doc.isEmpty());
+    QCOMPARE(doc.value("settings").toObject().value("mode").toString(), QStringLiteral("texts"));
+    const QJsonObject a = doc.value("a").toObject(), b = doc.value("b").toObject();
+    QCOMPARE(a.value("length").toInt(), s.a.length());
+    QCOMPARE(b.value("length").toInt(), s.b.length());
+    const int n = doc.value("common").toInt();
+    QCOMPARE(n, s.a.length());
+    const QJsonArray A = a.value("weights").toArray(), B = b.value("weights").toArray(), D = doc.value("diff").toArray();
+    QCOMPARE(D.size(), qsizetype(n));
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            QCOMPARE(float(A.at(i).toArray().at(j).toDouble()), s.a.weights[std::size_t(i * n + j)]);
+            QVERIFY(std::abs(D.at(i).toArray().at(j).toDouble() -
+                             (A.at(i).toArray().at(j).toDouble() - B.at(i).toArray().at(j).toDouble())) <= 1e-6);
+        }
+    QVERIFY(doc.value("note").toString().contains(QString::number(n)));
+    QVERIFY2(view.exportData(dir.filePath(QStringLiteral("diff.csv")), &error), qPrintable(error));
 }
 
 QTEST_MAIN(TestUiCompare)

@@ -6,6 +6,7 @@
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
 #include "runner/enginerunner.h"
+#include "jsonschema.h"
 #include "kit/paddingstrip.h"
 #include "kit/subject.h"
 #include "workspaces/masks/masksview.h"
@@ -14,12 +15,30 @@
 #include <attnscope/reference.h>
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
 
 #include <cmath>
 
 using namespace attnui;
+
+namespace {
+
+// A document written by Export Data, checked against its schema in docs/schema; empty on any failure.
+QJsonObject readValidated(const QString &path, const char *schemaName)
+{
+    QFile file(path), schemaFile(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/") + QLatin1String(schemaName));
+    if (!file.open(QIODevice::ReadOnly) || !schemaFile.open(QIODevice::ReadOnly)) return {};
+    const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+    const QStringList problems = attn::test::validateJsonSchema(doc, QJsonDocument::fromJson(schemaFile.readAll()).object());
+    if (!problems.isEmpty()) qWarning("%s", qPrintable(problems.join(QLatin1Char('\n'))));
+    return problems.isEmpty() ? doc : QJsonObject();
+}
+
+} // namespace
 
 class TestUiMasks : public QObject {
     Q_OBJECT
@@ -35,6 +54,7 @@ private slots:
     void badSessionFieldsAreNamed();
     void showViewSelectsHead();
     void followsSubjectText();
+    void exportDataWritesTheMasksDocument();
 
 private:
     // Edits re-run after a short debounce: let it fire, then wait for the run.
@@ -362,6 +382,50 @@ void TestUiMasks::followsSubjectText()
     QCOMPARE(view.paddingStrip()->count(), view.snapshot()->length());
     // The custom mask follows the new length (restarted as causal).
     QCOMPARE(view.request().customLength, view.snapshot()->length());
+}
+
+// Export Data (JSON): the panels' numbers and the proofs, as the workspace shows them.
+void TestUiMasks::exportDataWritesTheMasksDocument()
+{
+    MasksView view(&m_subject);
+    view.setPerturbedToken(4);
+    wait(view);
+    const MasksSnapshot &s = *view.snapshot();
+    QVERIFY(view.dataFormats().value(0).contains(QLatin1String("*.json")));
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(view.exportData(dir.filePath(QStringLiteral("masks.json")), &error), qPrintable(error));
+    const QJsonObject doc = readValidated(dir.filePath(QStringLiteral("masks.json")), "masks.schema.json");
+    QVERIFY(!doc.isEmpty());
+    QCOMPARE(doc.value("kind").toString(), QStringLiteral("masks"));
+    const int L = s.length();
+    QCOMPARE(doc.value("input").toObject().value("length").toInt(), L);
+    const QJsonArray variants = doc.value("variants").toArray();
+    QCOMPARE(variants.size(), qsizetype(s.comparison.variants.size()));
+    for (qsizetype v = 0; v < variants.size(); ++v) {
+        const QJsonObject var = variants.at(v).toObject();
+        const attn::HeadUnderMask &panel = s.comparison.variants[std::size_t(v)];
+        QCOMPARE(var.value("name").toString(), QString::fromStdString(panel.name));
+        const QJsonArray w = var.value("weights").toArray(), d = var.value("weight_diff").toArray(),
+                         baseline = variants.at(0).toObject().value("weights").toArray();
+        for (int i = 0; i < L; ++i)
+            for (int j = 0; j < L; ++j) {
+                QCOMPARE(float(w.at(i).toArray().at(j).toDouble()), panel.weights[std::size_t(i * L + j)]);
+                // The difference from the baseline, recomputed from the document's own weights.
+                QVERIFY(std::abs(d.at(i).toArray().at(j).toDouble() -
+                                 (w.at(i).toArray().at(j).toDouble() - baseline.at(i).toArray().at(j).toDouble())) <= 1e-6);
+            }
+    }
+    // The proofs: a causal mask lets nothing before the replaced token change; a bidirectional one does.
+    const QJsonObject leakage = doc.value("leakage").toObject();
+    QCOMPARE(leakage.value("causal").toObject().value("position").toInt(), 4);
+    QVERIFY(leakage.value("causal").toObject().value("max_diff_before").toDouble() <= 1e-6);
+    QVERIFY(leakage.value("bidirectional").toObject().value("max_diff_before").toDouble() > 1e-4);
+    QVERIFY(doc.value("padding").toObject().value("masked_is_invisible").toBool());
+    QCOMPARE(doc.value("provenance").toObject().value("model").toObject().value("source").toString(),
+             QStringLiteral("sample:induction-gpt2"));
+    // CSV: the panel on screen.
+    QVERIFY2(view.exportData(dir.filePath(QStringLiteral("masks.csv")), &error), qPrintable(error));
 }
 
 QTEST_MAIN(TestUiMasks)

@@ -136,6 +136,7 @@ private slots:
     void versionOneSessionOpens();
     void longestTextOpens();
     void badStartupSessionIsShownInTheWindow();
+    void exploreExportsTheRunOnScreen();
 
 private:
     QTemporaryDir m_dir;
@@ -435,6 +436,64 @@ void TestUiSession::badStartupSessionIsShownInTheWindow()
     // The default model still opens and runs; the notice stays until the user closes it.
     QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
     QVERIFY(shown->noticeText().contains(path));
+}
+
+// Explore ▸ Export Data (JSON): the run document of the result on screen, by the CLI's code — the weights bit for
+// bit those the heatmaps show, the statistics and rollout those of the panels, and a valid run document.
+void TestUiSession::exploreExportsTheRunOnScreen()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w, ExploreView::defaultModelSpec()));
+    ExploreView *explore = w.explore();
+    explore->setCurrentTab(ExploreView::AggregationTab);   // rollout and flow are computed while it is shown
+    QVERIFY(QTest::qWaitFor([&] { return !explore->snapshot()->flow.empty() && !w.runner()->isBusy(); }, 30000));
+    const auto snapshot = explore->snapshot();
+    QVERIFY(explore->dataFormats().value(0).contains(QLatin1String("*.json")));
+    const QString path = m_dir.filePath(QStringLiteral("explore.json"));
+    QString error;
+    QVERIFY2(explore->exportData(path, &error), qPrintable(error));
+    const QJsonObject doc = QJsonDocument::fromJson(readAll(path)).object();
+    QFile schemaFile(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/run.schema.json"));
+    QVERIFY(schemaFile.open(QIODevice::ReadOnly));
+    const QStringList problems = attn::test::validateJsonSchema(doc, QJsonDocument::fromJson(schemaFile.readAll()).object());
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    QCOMPARE(doc.value("input").toObject().value("text").toString(), snapshot->text);
+    const int n = snapshot->length();
+    QCOMPARE(doc.value("input").toObject().value("length").toInt(), n);
+    const QJsonArray attention = doc.value("attention").toArray();
+    const QJsonArray stats = doc.value("analyses").toObject().value("head_statistics").toArray();
+    QCOMPARE(stats.size(), qsizetype(snapshot->layers * snapshot->heads));
+    for (int l = 0; l < snapshot->layers; ++l)
+        for (int h = 0; h < snapshot->heads; ++h) {
+            QVERIFY(snapshot->hasWeights(l, h));
+            const std::vector<float> &shown = snapshot->weightsOf(l, h);
+            const QJsonArray rows = attention.at(l).toArray().at(h).toArray();
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    QCOMPARE(float(rows.at(i).toArray().at(j).toDouble()), shown[std::size_t(i * n + j)]);
+            const QJsonObject st = stats.at(l * snapshot->heads + h).toObject();
+            QCOMPARE(st.value("layer").toInt(), l);
+            QCOMPARE(st.value("head").toInt(), h);
+            const attn::HeadStatistics &panel = snapshot->stats[std::size_t(l * snapshot->heads + h)];
+            QVERIFY(std::abs(st.value("entropy").toDouble() - panel.entropy) < 1e-6);
+            QVERIFY(std::abs(st.value("first_token").toDouble() - panel.firstToken) < 1e-6);
+        }
+    for (const char *key : {"rollout", "flow"}) {
+        const std::vector<double> &panel = QLatin1String(key) == QLatin1String("rollout") ? snapshot->rollout : snapshot->flow;
+        const QJsonArray m = doc.value("analyses").toObject().value(QLatin1String(key)).toObject().value("matrix").toArray();
+        QCOMPARE(m.size(), qsizetype(n));
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) QVERIFY(std::abs(m.at(i).toArray().at(j).toDouble() - panel[std::size_t(i * n + j)]) < 1e-6);
+    }
+    QCOMPARE(doc.value("provenance").toObject().value("model").toObject().value("source").toString(), ExploreView::defaultModelSpec());
+
+    // The raw experiment has no model: CSV only, and a JSON path is refused with a message.
+    explore->useRawExperiment();
+    QVERIFY(QTest::qWaitFor([&] { return explore->isRawExperiment() && !w.runner()->isBusy(); }, 20000));
+    QVERIFY(!explore->dataFormats().join(QLatin1Char(' ')).contains(QLatin1String("*.json")));
+    QVERIFY(!explore->exportData(m_dir.filePath(QStringLiteral("raw.json")), &error));
+    QVERIFY2(error.contains(QLatin1String("no model")), qPrintable(error));
 }
 
 QTEST_MAIN(TestUiSession)

@@ -10,6 +10,7 @@
 #include <model_bench.h>
 
 #include <attnscope/attention.h>
+#include <attnscope/dataset.h>
 #include <attnscope/export.h>
 #include <attnscope/limits.h>
 #include <attnscope/textmodel.h>
@@ -229,6 +230,9 @@ int runVerb(const QStringList &args)
          "json: attention as nested arrays in the JSON; npy: in F.attention.npy beside it (float32 [layers, heads, "
          "n, n]; with --heads only those heads, [k, n, n] in their order), the JSON refers to it", "json"},
         {"npy", T::Flag, {}, "the same as --tensors npy", {}},
+        {"analyses", T::Text, "LIST",
+         "what the document's analyses section holds: none, or any of stats (head statistics of the captured "
+         "heads), rollout, flow (every head; flow up to 64 tokens), comma-separated, or all", "none"},
     });
     opts.use({"quiet", "progress"});
     if (auto stop = opts.parse(args)) return *stop;
@@ -245,6 +249,9 @@ int runVerb(const QStringList &args)
         !opts.read("top-k", request.topK) || !opts.readMask(request.mask) || !opts.readBackend(request.backend) ||
         !opts.readHeads(request.heads))
         return opts.fail();
+    auto analyses = attn::parseRunAnalyses(opts.value("analyses").toStdString());
+    if (!analyses) return opts.fail(QStringLiteral("--%1").arg(QString::fromStdString(analyses.status().message())));
+    request.analyses = *analyses;
     const QString out = opts.value("out");
     const QString tensors = opts.value("tensors");
     if (tensors != QLatin1String("json") && tensors != QLatin1String("npy"))
@@ -274,8 +281,10 @@ int runVerb(const QStringList &args)
     const std::string npyName = attn::npySideFileName(out.toStdString());
     const std::string npyPath = (std::filesystem::path(out.toStdString()).parent_path() / npyName).string();
     attn::FileTransaction files;
-    files.add(npyPath, attn::attentionNpy(opened->model.config(), data->result));
-    files.add(out.toStdString(), attn::runExportJson(*opened, request, *data, npyName));
+    const std::string npyBytes = attn::attentionNpy(opened->model.config(), data->result);
+    const std::string npySha = attn::sha256Hex(npyBytes);
+    files.add(npyPath, npyBytes);
+    files.add(out.toStdString(), attn::runExportJson(*opened, request, *data, npyName, npySha));
     if (attn::Status s = files.commit(); !s) {
         printError(verb, QString::fromStdString(s.message()));
         return kExitError;

@@ -8,11 +8,12 @@
 #include "verbs.h"
 
 #include <export/figureexport.h>
-#include <runner/enginerunner.h>
+#include <kit/figureactions.h>
 #include <kit/subject.h>
 #include <kit/workspace.h>
 #include <kit/workspaces.h>
 #include <plots/heatmapplot.h>
+#include <runner/enginerunner.h>
 
 #include <attnscope/attention.h>
 #include <attnscope/textmodel.h>
@@ -256,6 +257,7 @@ int figureVerb(const QStringList &args)
     }
     options.caption = workspace->figureCaption();
     options.layout = workspace->figureLayout();
+    options.provenance = attnui::workspaceProvenance(workspace.get());
     if (QString error; !attnui::exportFigure(figure, out, options, &error)) {
         printError(verb, error);
         return kExitError;

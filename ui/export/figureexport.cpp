@@ -386,9 +386,18 @@ bool exportFigure(QWidget *figure, const QString &path, const FigureOptions &opt
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return fail(error, tr("cannot write %1: %2").arg(path, file.errorString()));
     const QString title = options.caption.isEmpty() ? QStringLiteral("AttnScope figure") : options.caption;
+    const QString provenanceLine = options.provenance ? QString::fromStdString(attn::provenanceLine(*options.provenance)) : QString();
+    const QString provenanceJson = options.provenance ? QString::fromStdString(attn::provenanceJson(*options.provenance)) : QString();
+    const QString software = QStringLiteral("AttnScope %1").arg(QString::fromStdString(attn::attnscopeVersion()));
     switch (*format) {
     case FigureFormat::Png: {
-        const QImage image = renderFigureImage(figure, options);
+        QImage image = renderFigureImage(figure, options);
+        image.setText(QStringLiteral("Software"), software);
+        image.setText(QStringLiteral("Title"), title);
+        if (options.provenance) {
+            image.setText(QStringLiteral("Description"), provenanceLine);
+            image.setText(QStringLiteral("AttnScope provenance"), provenanceJson);
+        }
         if (image.isNull() || !image.save(&file, "PNG"))
             return fail(error, tr("cannot write %1: the image could not be encoded").arg(path));
         break;
@@ -400,7 +409,8 @@ bool exportFigure(QWidget *figure, const QString &path, const FigureOptions &opt
         generator.setViewBox(QRect(QPoint(0, 0), page.layout));    // the coordinates it is drawn in
         generator.setResolution(int(kLogicalDpi));
         generator.setTitle(title);
-        generator.setDescription(QStringLiteral("AttnScope figure"));
+        generator.setDescription(options.provenance ? provenanceLine + QStringLiteral("\n") + provenanceJson
+                                                    : QStringLiteral("AttnScope figure"));
         QPainter painter;
         if (!painter.begin(&generator)) return fail(error, tr("cannot start SVG output for %1").arg(path));
         paintFigure(painter, figure, page.layout, options.caption);
@@ -415,7 +425,10 @@ bool exportFigure(QWidget *figure, const QString &path, const FigureOptions &opt
                                      QPageSize::ExactMatch));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setTitle(title);
-        writer.setCreator(QStringLiteral("AttnScope"));
+        writer.setCreator(options.provenance ? provenanceLine : software);
+        if (options.provenance)
+            writer.addFileAttachment(QStringLiteral("attnscope-provenance.json"), provenanceJson.toUtf8(),
+                                     QStringLiteral("application/json"));
         QPainter painter;
         if (!painter.begin(&writer)) return fail(error, tr("cannot start PDF output for %1").arg(path));
         painter.scale(page.scale, page.scale);

@@ -7,6 +7,11 @@
 // and become SVG <text> and paths; every QCustomPlot (plots/vectorpaint.h) draws vectors instead of blitting
 // their pixmap buffers. For export the figure is laid out at the requested size, then put back.
 // Files are written through QSaveFile: a failed export leaves no file and an existing one untouched.
+// Each file carries its provenance (attnscope/provenance.h) when FigureOptions has one: PNG text chunks
+// ("Software", "Title", "Description": the one-line summary, "AttnScope provenance": the JSON), the SVG's
+// <desc>, the PDF's Creator and an attached attnscope-provenance.json.
+
+#include <attnscope/provenance.h>
 
 #include <QImage>
 #include <QSize>
@@ -36,6 +41,7 @@ struct FigureOptions {
     int dpi = 192;           // PNG only: 96 = one pixel per logical pixel; 192, 300, 600 for print
     QString caption;         // under the figure, wrapped to its width; empty: none
     FigureLayout layout;     // the view's own; used when size is empty
+    std::optional<attn::Provenance> provenance;   // written into the file's metadata
 };
 
 // A figure printed at FigureOptions::widthInches is laid out wider than the print when its content needs it and

@@ -2,6 +2,7 @@
 #include "kit/figureactions.h"
 
 #include "export/figureexport.h"
+#include "kit/subject.h"
 #include "kit/workspace.h"
 
 #include <QClipboard>
@@ -38,7 +39,15 @@ FigureOptions workspaceFigureOptions(const Workspace *workspace)
     if (!workspace) return options;
     options.caption = workspace->figureCaption();
     options.layout = workspace->figureLayout();
+    options.provenance = workspaceProvenance(workspace);
     return options;
+}
+
+std::optional<attn::Provenance> workspaceProvenance(const Workspace *workspace)
+{
+    if (!workspace || !workspace->subject()) return std::nullopt;
+    const Subject *subject = workspace->subject();
+    return attn::makeProvenance(subject->modelSpec().toStdString(), subject->backend(), 0);
 }
 
 bool exportWorkspaceFigure(Workspace *workspace, const QString &path, QString *error)

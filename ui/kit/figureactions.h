@@ -5,7 +5,11 @@
 // returns what to say in the status bar ("Saved …", "Figure copied …"), or an empty string when the user
 // cancelled; failures are shown in a message box over `parent`.
 
+#include <attnscope/provenance.h>
+
 #include <QString>
+
+#include <optional>
 
 class QMenu;
 class QWidget;
@@ -18,6 +22,9 @@ struct FigureOptions;
 
 // What every export of the workspace's current figure starts from: its caption and figure layout.
 FigureOptions workspaceFigureOptions(const Workspace *workspace);
+// Where a workspace's figures come from: the Subject's model and backend (as asked for; "auto" when the engine
+// chooses), every hardware thread.
+std::optional<attn::Provenance> workspaceProvenance(const Workspace *workspace);
 
 // The workspace's figure (figureWidget() with figureCaption() under it, laid out as figureLayout() says) to
 // `path`; the format follows the suffix.

@@ -12,10 +12,12 @@
 // engine's [L, L] weights; a head that was not captured is `null` in its place. Floats are written as the
 // shortest decimal that reads back to the same float32 (std::to_chars), so nothing is lost.
 
+#include <attnscope/analysis.h>
 #include <attnscope/attention.h>
 #include <attnscope/fileio.h>
 #include <attnscope/mask.h>
 #include <attnscope/model.h>
+#include <attnscope/provenance.h>
 #include <attnscope/status.h>
 #include <attnscope/textmodel.h>
 #include <attnscope/tokenizer.h>
@@ -51,6 +53,17 @@ Result<std::optional<std::vector<HeadRef>>> parseHeadList(const std::string &tex
 // Each head inside the model's layers × heads; the message names the first one outside.
 Status checkHeadList(const std::vector<HeadRef> &heads, const ModelConfig &config);
 
+// --analyses: what the run document's `analyses` section holds besides the weights. Rollout and flow fuse each
+// layer's heads by their mean (as Explore does) and need every head; flow is limited to kMaxFlowTokens tokens.
+struct RunAnalyses {
+    bool stats = false;     // head statistics (analysis.h) of every captured head
+    bool rollout = false;   // attention rollout through all layers, with the residual
+    bool flow = false;      // attention flow through all layers, with the residual
+    bool any() const { return stats || rollout || flow; }
+};
+// "none" or a comma-separated subset of "stats,rollout,flow" (also "all"). The message names the bad part.
+Result<RunAnalyses> parseRunAnalyses(const std::string &text);
+
 struct OpenedModel {
     std::string spec;                       // as given: a folder, "sample:NAME" or "random:..."
     std::string path;                       // the resolved folder; empty for random: specs
@@ -64,6 +77,8 @@ struct OpenedModel {
 // requireTokenizer: folders must have tokenizer files (for text input); otherwise a missing or broken tokenizer
 // is recorded in tokenizerError and the model still opens (for token-id input and `info`).
 Result<OpenedModel> openModel(const std::string &spec, bool requireTokenizer);
+// The same, around a model that is already open (the GUI's): nothing is read again.
+OpenedModel openedModelOf(const TextModel &model);
 
 std::string headKindName(ModelHead head);          // "causal_lm", "masked_lm", "classifier", "none"
 std::string positionKindName(PositionKind kind);   // "none", "learned", "sinusoidal", "rope", "alibi"
@@ -80,6 +95,7 @@ struct RunRequest {
     std::optional<std::vector<HeadRef>> heads;   // captured heads; nullopt: all
     int threads = 0;                             // 0: all hardware threads
     int topK = 5;                                // predictions listed per position in "outputs"
+    RunAnalyses analyses;                        // what goes into "analyses"
 };
 
 struct RunData {
@@ -89,22 +105,28 @@ struct RunData {
     ForwardOptions options;            // what the forward pass ran with
     ForwardResult result;
     Backend backendUsed = Backend::Reference;
+    Provenance provenance;             // version, commit, file digests, backend, kernel, threads
+    // RunRequest::analyses: per captured head (result.heads' order), and the [L, L] rollout and flow.
+    std::vector<HeadStatistics> headStats;
+    std::vector<double> rollout, flow;
 };
 
 // The padding id: the tokenizer's pad, config pad_token_id, the tokenizer's eos, config eos_token_id, else 0.
 std::int64_t paddingTokenId(const OpenedModel &m);
 std::int64_t paddingTokenId(const ModelConfig &config, const Tokenizer *tokenizer);   // tokenizer may be null
 
-// Tokenize (or take the ids), append the padding, run the forward pass. Errors name the field (the text's length
-// against the model's positions, an id outside the vocabulary, an unavailable backend, ...).
+// Tokenize (or take the ids), append the padding, run the forward pass, the analyses asked for and the
+// provenance. Errors name the field (the text's length against the model's positions, an id outside the
+// vocabulary, an unavailable backend, rollout without every head, flow over kMaxFlowTokens tokens, ...).
 Result<RunData> runModel(const OpenedModel &m, const RunRequest &request);
 
 // The `run` document for one forward pass. `data.result.heads` must hold the captured heads' weights.
 // With `npyFile` (a file name, relative to the JSON's folder), "attention" is a reference object
 // {"npy": npyFile, "shape": […], "dtype": "float32", "missing": "nan"} instead of the arrays, with "heads":
 // [[layer, head], …] when the file holds only some heads, and the weights go into that file (attentionNpy()).
+// `npySha256` (of the .npy file's bytes), when given, goes into the reference as "sha256".
 std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data,
-                          const std::optional<std::string> &npyFile = std::nullopt);
+                          const std::optional<std::string> &npyFile = std::nullopt, const std::string &npySha256 = {});
 
 // The attention weights as a NumPy .npy file (format version 1.0): float32 little-endian, C order. Every head
 // captured: shape [layers, heads, n, n]. Some heads: shape [k, n, n], the k captured heads in capture order

@@ -19,8 +19,10 @@
 #include <attnscope/mask.h>
 #include <attnscope/model.h>
 #include <attnscope/status.h>
+#include <attnscope/textmodel.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,5 +105,18 @@ struct PaddingResult {
 // (bidirectional shows the effect; under a causal mask, padding after the text cannot reach it either way).
 Result<PaddingResult> paddingTest(const Model &model, const ForwardInput &input, std::int64_t padCount,
                                   std::int64_t padId, const MaskSpec &structure, ForwardOptions options = {});
+
+// The Masks workspace's document (docs/json-format.md, "The masks export"): one head of one input under each
+// mask (weights, what was blocked, P V and the differences from the baseline) and the two proofs.
+struct MaskEffectsReport {
+    TokenizedText tokens;
+    HeadRef head;
+    MaskComparison comparison;
+    std::optional<TokenLeakage> leakCausal, leakBidirectional;
+    std::optional<PaddingResult> padding;
+    std::string leakNote, paddingNote;  // why a proof is missing, when it is
+    Backend backend = Backend::Auto;    // as asked for
+};
+std::string maskEffectsExportJson(const TextModel &model, const MaskEffectsReport &report);
 
 } // namespace attn

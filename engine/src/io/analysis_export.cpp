@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The equivariance and faithfulness documents (docs/json-format.md; docs/schema/equivariance.schema.json and
 // faithfulness.schema.json). Numbers are float64 (JSON's own); NaN — an undefined statistic — is written as null.
+#include <attnscope/comparison.h>
 #include <attnscope/equivariance.h>
 #include <attnscope/export.h>
 #include <attnscope/faithfulness.h>
+#include <attnscope/maskeffects.h>
+#include <attnscope/provenance.h>
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cmath>
 
 namespace attn {
@@ -57,6 +61,12 @@ Json header(const TextModel &m, const TokenizedText &t, const char *kind)
     return Json{{"format", "attnscope"}, {"version", 1}, {"kind", kind}, {"model", modelBlock(m)}, {"input", inputBlock(t)}};
 }
 
+// Where the document came from (provenance.h); the backend is the one the settings asked for.
+Json provenanceBlock(const TextModel &m, Backend backend, int threads)
+{
+    return Json::parse(provenanceJson(makeProvenance(m.spec(), backend, threads)));
+}
+
 } // namespace
 
 std::string equivarianceExportJson(const TextModel &m, const EquivarianceSettings &s, const EquivarianceResult &r)
@@ -83,6 +93,7 @@ std::string equivarianceExportJson(const TextModel &m, const EquivarianceSetting
     for (const HeadEquivariance &h : r.heads)
         heads.push_back(Json{{"layer", h.head.layer}, {"head", h.head.head}, {"max_abs_err_weights", h.maxAbsErrWeights}});
     doc["heads"] = heads;
+    doc["provenance"] = provenanceBlock(m, r.backendUsed, s.threads);
     return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
@@ -259,7 +270,128 @@ std::string faithfulnessExportJson(const TextModel &m, const FaithfulnessSetting
     doc["skipped"] = r.skipped;
     doc["forward_passes"] = r.forwardPasses;
     doc["seconds"] = r.seconds;
+    doc["provenance"] = provenanceBlock(m, s.backend, s.threads);
     return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+
+// A float32 as the double of its shortest decimal, so that the document shows "0.1" and not 0.10000000149011612;
+// np.float32 of the written number is the engine's value.
+double shortFloat(float x)
+{
+    if (!std::isfinite(x)) return x;
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
+    double d = 0.0;
+    std::from_chars(buf, end, d);
+    return d;
+}
+
+// [rows][cols] of a row-major matrix; float32 values as their shortest decimal.
+Json floatMatrix(const std::vector<float> &m, std::int64_t rows, std::int64_t cols)
+{
+    Json out = Json::array();
+    for (std::int64_t i = 0; i < rows; ++i) {
+        Json row = Json::array();
+        for (std::int64_t j = 0; j < cols; ++j) {
+            const auto k = static_cast<std::size_t>(i * cols + j);
+            row.push_back(k < m.size() ? number(shortFloat(m[k])) : Json(nullptr));
+        }
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+Json flagMatrix(const std::vector<std::uint8_t> &m, std::int64_t n)
+{
+    Json out = Json::array();
+    for (std::int64_t i = 0; i < n; ++i) {
+        Json row = Json::array();
+        for (std::int64_t j = 0; j < n; ++j) {
+            const auto k = static_cast<std::size_t>(i * n + j);
+            row.push_back(k < m.size() && m[k] ? 1 : 0);
+        }
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+Json leakageBlock(const std::optional<TokenLeakage> &l)
+{
+    if (!l) return nullptr;
+    return Json{{"position", l->position},
+                {"original_id", l->originalId},
+                {"replacement_id", l->replacementId},
+                {"max_diff", numbers(l->maxDiff)},
+                {"max_diff_before", number(l->maxDiffBefore)},
+                {"max_diff_from_position", number(l->maxDiffFromJ)}};
+}
+
+} // namespace
+
+std::string maskEffectsExportJson(const TextModel &m, const MaskEffectsReport &r)
+{
+    Json doc = header(m, r.tokens, "masks");
+    const MaskComparison &c = r.comparison;
+    const std::int64_t L = c.length;
+    doc["settings"] = Json{{"head", Json{{"layer", r.head.layer}, {"head", r.head.head}}},
+                           {"baseline", c.baseline < c.variants.size() ? Json(c.variants[c.baseline].name) : Json(nullptr)},
+                           {"backend", backendName(r.backend)},
+                           {"dtype", "float32"}};
+    Json variants = Json::array();
+    for (const HeadUnderMask &v : c.variants)
+        variants.push_back(Json{{"name", v.name},
+                                {"mask", v.mask.describe()},
+                                {"weights", floatMatrix(v.weights, L, L)},
+                                {"blocked", flagMatrix(v.blocked, L)},
+                                {"output", floatMatrix(v.output, L, c.dHead)},
+                                {"weight_diff", floatMatrix(v.weightDiff, L, L)},
+                                {"output_delta", numbers(v.outputDelta)},
+                                {"max_abs_weight_diff", number(v.maxAbsWeightDiff)},
+                                {"max_output_delta", number(v.maxOutputDelta)}});
+    doc["variants"] = variants;
+    doc["leakage"] = Json{{"causal", leakageBlock(r.leakCausal)},
+                          {"bidirectional", leakageBlock(r.leakBidirectional)},
+                          {"note", r.leakNote.empty() ? Json(nullptr) : Json(r.leakNote)}};
+    if (r.padding) {
+        const PaddingResult &p = *r.padding;
+        doc["padding"] = Json{{"real_length", p.realLength},
+                              {"pad_count", p.padCount},
+                              {"pad_id", p.padId},
+                              {"max_diff_masked", numbers(p.maxDiffMasked)},
+                              {"max_diff_unmasked", numbers(p.maxDiffUnmasked)},
+                              {"max_masked", number(p.maxMasked)},
+                              {"max_unmasked", number(p.maxUnmasked)},
+                              {"tolerance", number(p.invisibleTolerance())},
+                              {"masked_is_invisible", p.maskedIsInvisible()}};
+    } else {
+        doc["padding"] = nullptr;
+    }
+    doc["padding_note"] = r.paddingNote.empty() ? Json(nullptr) : Json(r.paddingNote);
+    doc["provenance"] = provenanceBlock(m, r.backend, 0);
+    return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";   // matrices: compact
+}
+
+std::string comparisonExportJson(const TextModel &m, const AttentionComparison &c)
+{
+    Json doc{{"format", "attnscope"}, {"version", 1}, {"kind", "compare"}, {"model", modelBlock(m)}};
+    doc["settings"] = Json{{"mode", c.mode}, {"backend", backendName(c.backend)}, {"dtype", "float32"}};
+    const auto side = [](const ComparedMatrix &s) {
+        return Json{{"label", s.label},
+                    {"tokens", s.tokens},
+                    {"length", s.length()},
+                    {"weights", floatMatrix(s.weights, s.length(), s.length())},
+                    {"masked", flagMatrix(s.masked, s.length())}};
+    };
+    doc["a"] = side(c.a);
+    doc["b"] = side(c.b);
+    doc["common"] = c.common;
+    doc["diff"] = floatMatrix(c.diff, c.common, c.common);
+    doc["max_abs_diff"] = number(c.maxAbsDiff);
+    doc["note"] = c.note.empty() ? Json(nullptr) : Json(c.note);
+    doc["provenance"] = provenanceBlock(m, c.backend, 0);
+    return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";   // matrices: compact
 }
 
 } // namespace attn

@@ -342,6 +342,47 @@ void appendAttention(std::string &out, const ModelConfig &c, const ForwardResult
     out += ']';
 }
 
+// Numbers are float32 here (the document's Json type): the statistics and aggregations are computed in float64
+// and written rounded to float32; undefined statistics (NaN) are null.
+Json matrixJson(const std::vector<double> &m, std::int64_t n)
+{
+    Json rows = Json::array();
+    for (std::int64_t i = 0; i < n; ++i) {
+        Json row = Json::array();
+        for (std::int64_t j = 0; j < n; ++j) row.push_back(m[static_cast<std::size_t>(i * n + j)]);
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+Json analyses(const RunRequest &request, const RunData &data)
+{
+    Json out = Json::object();
+    const RunAnalyses &a = request.analyses;
+    if (a.stats) {
+        Json list = Json::array();
+        for (std::size_t k = 0; k < data.headStats.size() && k < data.result.heads.size(); ++k) {
+            const HeadStatistics &h = data.headStats[k];
+            const auto num = [](double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); };
+            list.push_back(Json{{"layer", data.result.heads[k].head.layer},
+                                {"head", data.result.heads[k].head.head},
+                                {"entropy", num(h.entropy)},
+                                {"mean_distance", num(h.meanDistance)},
+                                {"first_token", num(h.firstToken)},
+                                {"self", num(h.self)},
+                                {"previous_token", num(h.previousToken)},
+                                {"duplicate_token", num(h.duplicateToken)},
+                                {"induction", num(h.induction)}});
+        }
+        out["head_statistics"] = std::move(list);
+    }
+    const std::int64_t n = data.result.length;
+    if (a.rollout)
+        out["rollout"] = Json{{"head_fusion", "mean"}, {"residual", true}, {"matrix", matrixJson(data.rollout, n)}};
+    if (a.flow) out["flow"] = Json{{"head_fusion", "mean"}, {"residual", true}, {"matrix", matrixJson(data.flow, n)}};
+    return out;
+}
+
 } // namespace
 
 // Documents are dumped with invalid UTF-8 replaced by U+FFFD: token strings from vocab.txt and error messages that
@@ -442,7 +483,7 @@ std::string npySideFileName(const std::string &jsonPath)
 }
 
 std::string runExportJson(const OpenedModel &m, const RunRequest &request, const RunData &data,
-                          const std::optional<std::string> &npyFile)
+                          const std::optional<std::string> &npyFile, const std::string &npySha256)
 {
     Json model = modelSummary(m);
     const auto field = [](const char *key, const Json &value) {
@@ -456,6 +497,7 @@ std::string runExportJson(const OpenedModel &m, const RunRequest &request, const
         const ModelConfig &c = m.model.config();
         const std::int64_t L = data.result.length;
         Json ref{{"npy", *npyFile}, {"dtype", "float32"}, {"missing", "nan"}};
+        if (!npySha256.empty()) ref["sha256"] = npySha256;
         if (npyHoldsEveryHead(c, data.result)) {
             ref["shape"] = Json::array({c.layers, c.heads, L, L});
         } else {
@@ -471,7 +513,8 @@ std::string runExportJson(const OpenedModel &m, const RunRequest &request, const
         out += ",\n";
     }
     out += field("outputs", outputs(m, request, data));
-    out += "\"analyses\":{}}\n";
+    out += field("analyses", analyses(request, data));
+    out += "\"provenance\":" + provenanceJson(data.provenance) + "}\n";
     return out;
 }
 

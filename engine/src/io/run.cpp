@@ -159,6 +159,75 @@ std::int64_t paddingTokenId(const OpenedModel &m)
     return paddingTokenId(m.model.config(), m.tokenizer ? &*m.tokenizer : nullptr);
 }
 
+Result<RunAnalyses> parseRunAnalyses(const std::string &text)
+{
+    RunAnalyses a;
+    if (text == "none") return a;
+    if (text == "all") return RunAnalyses{true, true, true};
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        const std::string part = text.substr(start, comma - start);
+        if (part == "stats") a.stats = true;
+        else if (part == "rollout") a.rollout = true;
+        else if (part == "flow") a.flow = true;
+        else
+            return Status::invalid("analyses: '" + part + "' is not one of stats, rollout, flow (or all, none)");
+        start = comma + 1;
+    }
+    return a;
+}
+
+OpenedModel openedModelOf(const TextModel &model)
+{
+    const std::string &spec = model.spec();
+    const bool synthetic = spec.rfind("random:", 0) == 0;
+    std::string path;
+    if (!synthetic) {
+        auto resolved = resolveModelSpec(spec);
+        if (resolved) path = *resolved;
+    }
+    OpenedModel m{spec, path, model.displayName(), model.model(), model, model.tokenizer(), {}};
+    if (!m.tokenizer && !synthetic) m.tokenizerError = "the model was opened without a tokenizer";
+    return m;
+}
+
+namespace {
+
+// RunRequest::analyses on the captured heads; rollout and flow fuse each layer's heads by their mean.
+Status runAnalyses(const ModelConfig &c, const RunRequest &request, RunData &data)
+{
+    const RunAnalyses &a = request.analyses;
+    const ForwardResult &r = data.result;
+    const int n = static_cast<int>(r.length);
+    if (a.stats)
+        for (const CapturedHead &h : r.heads) data.headStats.push_back(headStatistics(h.weights.data(), data.tokens.ids));
+    if (!a.rollout && !a.flow) return Status::ok();
+    std::vector<std::vector<double>> layers;
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+        std::vector<const float *> heads;
+        for (std::int64_t h = 0; h < c.heads; ++h) {
+            const auto it = std::find_if(r.heads.begin(), r.heads.end(),
+                                         [&](const CapturedHead &x) { return x.head == HeadRef{l, h}; });
+            heads.push_back(it->weights.data());   // every head was captured (checked before the forward pass)
+        }
+        layers.push_back(meanOverHeads(heads, n));
+    }
+    if (a.rollout) {
+        auto rollout = attentionRollout(layers, n);
+        if (!rollout) return rollout.status();
+        data.rollout = std::move(rollout).value();
+    }
+    if (a.flow) {
+        auto flow = attentionFlow(layers, n);
+        if (!flow) return flow.status();
+        data.flow = std::move(flow).value();
+    }
+    return Status::ok();
+}
+
+} // namespace
+
 Result<RunData> runModel(const OpenedModel &m, const RunRequest &request)
 {
     RunData data;
@@ -181,6 +250,14 @@ Result<RunData> runModel(const OpenedModel &m, const RunRequest &request)
         }
     }
     if (request.padding < 0) return Status::invalid("padding: " + std::to_string(request.padding) + " is negative");
+    if ((request.analyses.rollout || request.analyses.flow) && request.heads)
+        return Status::invalid(std::string("analyses: ") + (request.analyses.rollout ? "rollout" : "flow") +
+                               " fuses every head of every layer; --heads captured " +
+                               std::to_string(request.heads->size()) + " of " + std::to_string(c.layers * c.heads));
+    const auto length = static_cast<std::int64_t>(data.tokens.ids.size()) + request.padding;
+    if (request.analyses.flow && length > kMaxFlowTokens)
+        return Status::invalid("analyses: flow solves one max-flow per token pair, so it is computed for up to " +
+                               std::to_string(kMaxFlowTokens) + " tokens; this input has " + std::to_string(length));
     data.attentionMask.assign(data.tokens.ids.size(), 1);
     data.padId = paddingTokenId(m);
     std::string padLabel = m.tokenizer ? m.tokenizer->idToToken(static_cast<std::int32_t>(data.padId)) : std::string();
@@ -214,6 +291,8 @@ Result<RunData> runModel(const OpenedModel &m, const RunRequest &request)
     if (!result) return result.status();
     data.result = std::move(result).value();
     data.backendUsed = data.result.backend;
+    if (Status s = runAnalyses(c, request, data); !s) return s;
+    data.provenance = makeProvenance(m.spec, data.backendUsed, request.threads);
     return data;
 }
 

@@ -7,6 +7,7 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/atomicfile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sha256.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/provenance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dataset_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dataset_results.cpp
   ${CMAKE_CURRENT_LIST_DIR}/npy_read.cpp

@@ -45,6 +45,9 @@ public:
     QString figureCaption() const override;
     FigureLayout figureLayout() const override;
     HeatmapPlot *currentFigure() const override { return m_diffPlot; }
+    // JSON: the workspace's document (docs/json-format.md, "The compare export"); CSV: the heatmap on screen.
+    QStringList dataFormats() const override;
+    bool exportData(const QString &path, QString *error) const override;
     void setColorMap(ColorMap map) override;
     QJsonObject sessionState() const override;
     bool restoreSessionState(const QJsonObject &state, QString *error) override;

@@ -47,6 +47,10 @@ public:
     QString figureCaption() const override;
     FigureLayout figureLayout() const override;
     HeatmapPlot *currentFigure() const override;
+    // JSON (a model's result): the run document with the captured heads and the analyses on screen
+    // (exploreexport.cpp); CSV: the heatmap on screen.
+    QStringList dataFormats() const override;
+    bool exportData(const QString &path, QString *error) const override;
     void setColorMap(ColorMap map) override;
     void saveSettings(QSettings &settings) const override;
     void restoreSettings(const QSettings &settings) override;

@@ -266,4 +266,46 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     return std::shared_ptr<Snapshot>(snap);
 }
 
+namespace {
+
+// The run document's form of a mask override: the structures `run --mask` can ask for.
+std::optional<attn::MaskChoice> maskChoiceOf(const std::optional<attn::MaskSpec> &spec)
+{
+    attn::MaskChoice choice;
+    if (!spec) return choice;
+    if (spec->block > 0 || spec->hasCustom() || !spec->alibiSlopes.empty()) return std::nullopt;
+    using K = attn::MaskChoice::Kind;
+    choice.kind = spec->window >= 0 ? (spec->causal ? K::CausalWindow : K::Window) : (spec->causal ? K::Causal : K::Bidirectional);
+    choice.window = spec->window;
+    return choice;
+}
+
+} // namespace
+
+attn::Result<std::string> runExportOf(const ModelSnapshot &snapshot, const ModelRequest &request)
+{
+    if (!snapshot.model) return attn::Status::invalid("this result has no model to export");
+    const auto mask = maskChoiceOf(request.maskOverride);
+    if (!mask) return attn::Status::invalid("the mask override has no form in the run document (run --mask)");
+    attn::RunRequest run;
+    run.text = snapshot.text.toStdString();
+    run.mask = *mask;
+    run.padding = request.padding;
+    run.backend = request.backend;
+    run.topK = request.topK;
+    bool every = true;
+    std::vector<attn::HeadRef> heads;
+    for (int l = 0; l < snapshot.layers; ++l)
+        for (int h = 0; h < snapshot.heads; ++h) {
+            if (snapshot.hasWeights(l, h)) heads.push_back({l, h});
+            else every = false;
+        }
+    if (!every) run.heads = heads;
+    run.analyses = {true, !snapshot.rollout.empty(), !snapshot.flow.empty()};
+    const attn::OpenedModel opened = attn::openedModelOf(*snapshot.model);
+    auto data = attn::runModel(opened, run);
+    if (!data) return data.status();
+    return attn::runExportJson(opened, run, *data);
+}
+
 } // namespace attnui

@@ -50,4 +50,11 @@ QString tokenDisplayLabel(const std::string &label);
 
 attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, const JobContext &ctx);
 
+// Export Data's JSON: the run document (docs/json-format.md) of what `snapshot` shows, made by the code behind
+// `attnscope-cli run`: the same forward pass again through attn::runModel (same model, text, mask, padding and
+// backend; the CPU kernels give the same weights on any thread count) capturing the heads the snapshot holds,
+// with their head statistics, and rollout and flow where the snapshot has them. Runs the model: call it off the
+// UI thread. Errors name what cannot be written (a mask the run document cannot state).
+attn::Result<std::string> runExportOf(const ModelSnapshot &snapshot, const ModelRequest &request);
+
 } // namespace attnui

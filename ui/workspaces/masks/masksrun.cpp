@@ -106,6 +106,7 @@ attn::Result<std::shared_ptr<Snapshot>> runMasks(const MasksRequest &request, co
     snap->heads = int(config.heads);
     snap->backend = attn::backendName(request.backend);
     snap->tokenIds = tokenized->ids;
+    snap->tokenized = *tokenized;
     for (const std::string &label : tokenized->labels) snap->tokens << tokenDisplayLabel(label);
     MasksRequest &r = snap->request;
     r.layer = std::clamp(r.layer, 0, snap->layers - 1);

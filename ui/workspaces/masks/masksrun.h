@@ -48,6 +48,7 @@ struct MasksSnapshot : Snapshot {
     int layers = 0, heads = 0;
     QStringList tokens;                    // display labels
     std::vector<std::int64_t> tokenIds;
+    attn::TokenizedText tokenized;         // the text as the model's tokenizer split it (Export Data)
     std::vector<std::uint8_t> customAllowed;   // the custom mask that ran [L²]
     attn::MaskComparison comparison;       // baseline first, then the choices in order
     std::optional<attn::TokenLeakage> leakCausal, leakBidirectional;
