@@ -66,6 +66,12 @@ void LessonPanel::showLesson(const Lesson &lesson)
     html += QStringLiteral("<h3>%1</h3><ol>").arg(tr("Try this"));
     for (const QString &s : lesson.trySteps) html += QStringLiteral("<li style=\"margin-bottom:4px\">%1</li>").arg(s.toHtmlEscaped());
     html += QStringLiteral("</ol>");
+    if (!lesson.expectations.isEmpty()) {
+        html += QStringLiteral("<h3>%1</h3><ul>").arg(tr("What you should see"));
+        for (const QString &s : lesson.expectations)
+            html += QStringLiteral("<li style=\"margin-bottom:4px\">%1</li>").arg(s.toHtmlEscaped());
+        html += QStringLiteral("</ul>");
+    }
     m_body->setHtml(html);
     m_error->hide();
     m_reset->setEnabled(true);

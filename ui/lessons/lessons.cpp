@@ -62,7 +62,7 @@ bool parseLesson(const QByteArray &json, const QString &file, Lesson *lesson, QS
 
     static const QStringList known{QStringLiteral("title"), QStringLiteral("workspace"), QStringLiteral("model"),
                                    QStringLiteral("text"), QStringLiteral("state"), QStringLiteral("explanation"),
-                                   QStringLiteral("try")};
+                                   QStringLiteral("try"), QStringLiteral("expect")};
     for (const QString &key : o.keys())
         if (!known.contains(key)) return fail(key, tr("unknown field"));
 
@@ -86,6 +86,8 @@ bool parseLesson(const QByteArray &json, const QString &file, Lesson *lesson, QS
     QString why;
     if (!readStrings(o, QStringLiteral("explanation"), &l.explanation, &why)) return fail(QStringLiteral("explanation"), why);
     if (!readStrings(o, QStringLiteral("try"), &l.trySteps, &why)) return fail(QStringLiteral("try"), why);
+    if (o.contains(QStringLiteral("expect")) && !readStrings(o, QStringLiteral("expect"), &l.expectations, &why))
+        return fail(QStringLiteral("expect"), why);
     *lesson = std::move(l);
     return true;
 }

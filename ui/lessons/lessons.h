@@ -10,7 +10,10 @@
 //     "text": "bo he so ve ...",                the input text (may be empty: the model's first example)
 //     "state": { ... },                         optional: that workspace's sessionState() fields
 //     "explanation": ["paragraph", ...],        one or more non-empty strings
-//     "try": ["step", ...] }                    one or more non-empty strings
+//     "try": ["step", ...],                     one or more non-empty strings
+//     "expect": ["what you should see", ...] }  optional: what the student should see, each a claim that
+//                                               tst_lessons checks on the lesson's model (bundled lessons must
+//                                               state at least one)
 //
 // The id of a lesson is its file's base name ("scaling" for scaling.json). Bad files are rejected with a message
 // that names the file and the field.
@@ -37,6 +40,7 @@ struct Lesson {
     QJsonObject state;     // the workspace's session state
     QStringList explanation;
     QStringList trySteps;
+    QStringList expectations;   // "expect": what the student should see
 
     // What MainWindow::openLessonState() takes: model, text, the workspace to show and its state.
     QJsonObject session() const;
