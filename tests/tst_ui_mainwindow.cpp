@@ -543,6 +543,18 @@ void TestUiMainWindow::presentationModeExportsWithOneKey()
     QVERIFY(!w.menuBar()->isVisible());
     QVERIFY(!w.statusBar()->isVisible());
     QVERIFY(QApplication::font().pointSizeF() > normal * 1.4);
+    // The workspace tabs stay, as a compact bar in the normal type; Ctrl+2 switches to the second workspace.
+    auto *tabs = w.findChild<QTabWidget *>();
+    QVERIFY(tabs && tabs->tabBar()->isVisible());
+    QCOMPARE(tabs->tabBar()->font().pointSizeF(), normal);
+    // Titles and formulas grow with the type instead of keeping their first size (kit/fontscale.h).
+    tabs->setCurrentIndex(1);
+    QTRY_VERIFY(tabs->currentWidget()->isVisible());
+    bool formulaScaled = false;
+    for (QLabel *label : tabs->widget(1)->findChildren<QLabel *>())
+        if (label->font().bold() && label->font().pointSizeF() > QApplication::font().pointSizeF() * 1.3) formulaScaled = true;
+    QVERIFY2(formulaScaled, "no label 1.35 times the presentation type in the Pipeline");
+    tabs->setCurrentIndex(0);
     w.activateWindow();
     w.setFocus();
     QTest::keyClick(&w, Qt::Key_E);

@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QScreen>
 #include <QTimer>
 
 #include <memory>
@@ -91,7 +92,11 @@ int main(int argc, char *argv[])
     }
     if (parser.isSet(workspace) && !window.showWorkspace(parser.value(workspace)))
         qWarning("no workspace '%s'", qPrintable(parser.value(workspace)));
-    if (parser.isSet(presentation)) window.setPresentationMode(true);
+    if (parser.isSet(presentation)) {
+        window.setPresentationMode(true);
+        // The whole screen also where no window manager honours full screen (Xvfb, for the screenshots).
+        if (const QScreen *s = window.screen()) window.setGeometry(s->geometry());
+    }
 
     const bool anyWorkspace = parser.isSet(lesson) || parser.isSet(session) || parser.isSet(workspace);
     if (parser.isSet(screenshot) && anyWorkspace) {

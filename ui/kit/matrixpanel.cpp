@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kit/matrixpanel.h"
+#include "kit/fontscale.h"
 
 #include "plots/heatmapplot.h"
 
@@ -109,9 +110,7 @@ MatrixPanel::MatrixPanel(QWidget *parent) : QWidget(parent)
     layout->setSpacing(2);
     m_title = new QLabel;
     m_title->setTextFormat(Qt::PlainText);
-    QFont f = m_title->font();
-    f.setBold(true);
-    m_title->setFont(f);
+    setRelativeFont(m_title, 1.0, true);
     layout->addWidget(m_title);
     m_table = new QTableView;
     m_model = new MatrixTableModel(this);
@@ -122,9 +121,7 @@ MatrixPanel::MatrixPanel(QWidget *parent) : QWidget(parent)
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     m_table->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);   // the content size; the view scrolls
     m_table->setStyleSheet(QStringLiteral("QTableView::item { padding: 0px 1px; }"));
-    QFont small = m_table->font();
-    small.setPointSizeF(small.pointSizeF() * 0.9);
-    m_table->setFont(small);
+    setRelativeFont(m_table, 0.9);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setMinimumSectionSize(20);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lessons/lessonpanel.h"
+#include "kit/fontscale.h"
 
 #include "lessons/lessons.h"
 
@@ -21,10 +22,7 @@ LessonPanel::LessonPanel(QWidget *parent) : QDockWidget(tr("Lesson"), parent)
     auto *layout = new QVBoxLayout(content);
     m_title = new QLabel(tr("No lesson open"));
     m_title->setWordWrap(true);
-    QFont f = m_title->font();
-    f.setPointSizeF(f.pointSizeF() * 1.3);
-    f.setBold(true);
-    m_title->setFont(f);
+    setRelativeFont(m_title, 1.3, true);
     layout->addWidget(m_title);
     m_meta = new QLabel;
     m_meta->setWordWrap(true);

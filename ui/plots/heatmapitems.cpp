@@ -50,7 +50,8 @@ void CellValues::draw(QCPPainter *painter)
     const double w = std::abs(x->coordToPixel(1.0) - x->coordToPixel(0.0));
     const double h = std::abs(y->coordToPixel(1.0) - y->coordToPixel(0.0));
     QFont font = parentPlot()->font();
-    font.setPointSizeF(std::clamp(std::min(w / 4.2, h / 2.2) * 0.75, 6.0, 11.0));
+    // At most a little over the plot's own type (11 pt at the usual 10 pt, larger in presentation mode).
+    font.setPointSizeF(std::clamp(std::min(w / 4.2, h / 2.2) * 0.75, 6.0, std::max(11.0, font.pointSizeF() * 1.1)));
     const QFontMetricsF fm(font);
     if (fm.horizontalAdvance(QStringLiteral("0.00")) + 4 > w || fm.height() + 2 > h) return;
     painter->setFont(font);

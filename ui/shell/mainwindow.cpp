@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shell/mainwindow.h"
+#include "kit/fontscale.h"
 
 #include "shell/buildinfo.h"
 #include "shell/helpmenu.h"
@@ -473,12 +474,13 @@ void MainWindow::setPresentationMode(bool on)
     m_presentationExportAction->setEnabled(on);
     menuBar()->setVisible(!on);
     statusBar()->setVisible(!on);
-    m_tabs->tabBar()->setVisible(!on);
+    // The workspaces stay one click (or Ctrl+1 … Ctrl+9) away: the tab bar keeps the normal type, a compact bar.
+    m_tabs->tabBar()->setFont(on ? m_normalFont : QFont());
     // Large type for every widget (the plots follow their font) and thick plot lines.
     setPresentationStyle(on);
     QFont font = m_normalFont;
     if (on) font.setPointSizeF(std::max(14.0, m_normalFont.pointSizeF() * 1.6));
-    QApplication::setFont(font);
+    setApplicationFont(font);   // titles, formulas and tables keep their ratio to it (kit/fontscale.h)
     if (on) {
         m_wasFullScreen = isFullScreen();
         showFullScreen();

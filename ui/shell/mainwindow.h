@@ -80,8 +80,9 @@ public:
     // first example.
     bool openLessonState(const QJsonObject &session, QString *error = nullptr);
 
-    // Presentation mode: large type and thick lines, no menus, status bar or tab bar; Esc leaves, E saves the
-    // current figure as a PNG into presentationFolder() without asking.
+    // Presentation mode: large type and thick lines, no menus or status bar, the workspace tabs as a compact bar
+    // in the normal type (and Ctrl+1 … Ctrl+9); Esc leaves, E saves the current figure, in its figure layout, as
+    // a PNG into presentationFolder() without asking.
     bool isPresentationMode() const { return m_presentation; }
     void setPresentationMode(bool on);
     QString presentationFolder() const;

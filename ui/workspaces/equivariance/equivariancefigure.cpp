@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/equivariance/equivariancefigure.h"
+#include "kit/fontscale.h"
 
 #include "plots/heatmapplot.h"
 #include "kit/numbering.h"
@@ -19,10 +20,7 @@ namespace {
 QLabel *bigLabel()
 {
     auto *label = new QLabel;
-    QFont f = label->font();
-    f.setPointSizeF(f.pointSizeF() * 1.6);
-    f.setBold(true);
-    label->setFont(f);
+    setRelativeFont(label, 1.6, true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     return label;
 }

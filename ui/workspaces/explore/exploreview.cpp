@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/exploreview.h"
+#include "kit/fontscale.h"
 #include "kit/numbering.h"
 
 #include "kit/subject.h"
@@ -61,9 +62,7 @@ QString positionalPhrase(attn::PositionalEncoding pe)
 QLabel *sectionTitle(const QString &text)
 {
     auto *label = new QLabel(text);
-    QFont f = label->font();
-    f.setBold(true);
-    label->setFont(f);
+    setRelativeFont(label, 1.0, true);
     return label;
 }
 
@@ -139,7 +138,8 @@ void ExploreView::buildUi()
     m_text = new TextEditor;
     m_text->setPlaceholderText(tr("Type some text"));
     m_text->setTabChangesFocus(true);
-    m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);
+    m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);   // again at FontChange
+    m_text->installEventFilter(this);
     left->addWidget(m_text);
     m_exampleHint = new QLabel;
     m_exampleHint->setObjectName(QStringLiteral("exampleHint"));
@@ -171,7 +171,15 @@ void ExploreView::buildUi()
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumHeight(140);
     left->addWidget(scroll, 1);
+    // Where the column is taller than the window (presentation mode's large type at 1280×720) it scrolls, rather
+    // than squeezing its widgets over one another.
+    auto *controlsScroll = new QScrollArea;
+    controlsScroll->setWidget(controls);
+    controlsScroll->setWidgetResizable(true);
+    controlsScroll->setFrameShape(QFrame::NoFrame);
+    controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     // Right: the banner, then one tab per view of the same result.
     auto *rightPane = new QWidget;
@@ -209,7 +217,7 @@ void ExploreView::buildUi()
     onHoverLeft();
 
     m_splitter = new QSplitter(Qt::Horizontal);
-    m_splitter->addWidget(controls);
+    m_splitter->addWidget(controlsScroll);
     m_splitter->addWidget(rightPane);
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
@@ -276,7 +284,9 @@ void ExploreView::fitChips()
 
 bool ExploreView::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_chipsScroll->viewport() && event->type() == QEvent::Resize) fitChips();
+    if (watched == m_text && event->type() == QEvent::FontChange)
+        m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);   // four lines of the new type
+    if (m_chipsScroll && watched == m_chipsScroll->viewport() && event->type() == QEvent::Resize) fitChips();
     return Workspace::eventFilter(watched, event);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/explore/outputspanel.h"
+#include "kit/fontscale.h"
 
 #include "kit/numbering.h"
 
@@ -37,10 +38,7 @@ OutputsPanel::OutputsPanel(QWidget *parent) : QWidget(parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
     m_headline = new QLabel;
-    QFont f = m_headline->font();
-    f.setBold(true);
-    f.setPointSizeF(f.pointSizeF() * 1.15);
-    m_headline->setFont(f);
+    setRelativeFont(m_headline, 1.15, true);
     m_headline->setWordWrap(true);
     layout->addWidget(m_headline);
     m_note = new QLabel;

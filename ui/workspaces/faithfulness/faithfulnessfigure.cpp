@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/faithfulness/faithfulnessfigure.h"
+#include "kit/fontscale.h"
 
 #include "plots/heatmapplot.h"
 #include "plots/xyplot.h"
@@ -109,9 +110,7 @@ FaithfulnessFigure::FaithfulnessFigure(QWidget *parent) : QWidget(parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setMinimumHeight(160);
     m_table->setWordWrap(false);
-    QFont small = m_table->font();
-    small.setPointSizeF(small.pointSizeF() * 0.92);
-    m_table->setFont(small);
+    setRelativeFont(m_table, 0.92);
     grid->addWidget(m_table, 2, 0, 1, 12);
 
     // The curves across the whole width, the three head grids below them: four side by side left each grid

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/pipeline/pipelineview.h"
+#include "kit/fontscale.h"
 
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
@@ -20,6 +21,7 @@
 #include <QLabel>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
@@ -151,10 +153,7 @@ void PipelineView::buildUi()
     m_figure->setAutoFillBackground(true);
     auto *fig = new QVBoxLayout(m_figure);
     m_formula = new QLabel;
-    QFont big = m_formula->font();
-    big.setPointSizeF(big.pointSizeF() * 1.35);
-    big.setBold(true);
-    m_formula->setFont(big);
+    setRelativeFont(m_formula, 1.35, true);
     m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);
     fig->addWidget(m_formula);
     m_stageText = new QLabel;
@@ -172,9 +171,7 @@ void PipelineView::buildUi()
         m_panels << panel;
     }
     auto *op = new QLabel;
-    QFont opFont = op->font();
-    opFont.setPointSizeF(opFont.pointSizeF() * 1.8);
-    op->setFont(opFont);
+    setRelativeFont(op, 1.8);
     m_operators << op;
     grid->addWidget(m_panels[0], 0, 0);
     grid->addWidget(m_panels[1], 1, 0);
@@ -193,11 +190,11 @@ void PipelineView::buildUi()
     split->addWidget(m_figure);
 
     m_controls = new PipelineControls;
-    auto *scroll = new QScrollArea;
-    scroll->setWidget(m_controls);
-    scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(330);
-    split->addWidget(scroll);
+    m_controlsScroll = new QScrollArea;
+    m_controlsScroll->setWidget(m_controls);
+    m_controlsScroll->setWidgetResizable(true);
+    m_controlsScroll->setMinimumWidth(330);
+    split->addWidget(m_controlsScroll);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);
     outer->addWidget(split, 1);
@@ -220,6 +217,11 @@ QAbstractButton *PipelineView::stageButton(PipelineStage stage) const
 void PipelineView::changeEvent(QEvent *event)
 {
     Workspace::changeEvent(event);
+    if (event->type() == QEvent::FontChange && m_controlsScroll) {
+        // Larger type (presentation mode): the side panel gets the width its controls now need, no side-scrolling.
+        const int want = m_controls->minimumSizeHint().width() + m_controlsScroll->verticalScrollBar()->sizeHint().width() + 4;
+        m_controlsScroll->setMinimumWidth(std::max(330, want));
+    }
     if (event->type() != QEvent::PaletteChange || !m_stageButtons) return;
     for (QAbstractButton *b : m_stageButtons->buttons()) {
         b->setStyleSheet(QString());

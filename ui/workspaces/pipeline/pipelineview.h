@@ -18,6 +18,7 @@
 class QAbstractButton;
 class QButtonGroup;
 class QLabel;
+class QScrollArea;
 class QSpinBox;
 class QToolButton;
 
@@ -94,6 +95,7 @@ private:
     QList<QLabel *> m_operators;      // between the panels
     QLabel *m_check = nullptr;
     PipelineControls *m_controls = nullptr;
+    QScrollArea *m_controlsScroll = nullptr;
 };
 
 } // namespace attnui
