@@ -51,6 +51,8 @@ private slots:
     void rationaleExampleFillsEveryPanel();
     void causalLmIsInNats();
     void sessionStateRoundTrips();
+    void defaultOcclusionBaselineIsTheClis_data();
+    void defaultOcclusionBaselineIsTheClis();
     void badSessionFieldsAreRejectedByName();
 
 private:
@@ -98,6 +100,8 @@ void TestUiFaithfulness::rationaleExampleFillsEveryPanel()
     QCOMPARE(direct->orderings.front().metrics.aopcComprehensiveness, r.orderings.front().metrics.aopcComprehensiveness);
 
     FaithfulnessFigure *fig = view.figure();
+    // The text it scored is shown whole.
+    QVERIFY2(fig->summaryText().contains(ex.text.toHtmlEscaped()), qPrintable(fig->summaryText()));
     // Token bars: one bar per scored (non-special) token, evidence starred.
     const QStringList categories = fig->attentionBars()->categories();
     QCOMPARE(categories.size(), r.scoredTokens);
@@ -160,8 +164,9 @@ void TestUiFaithfulness::rationaleExampleFillsEveryPanel()
     QCOMPARE(headBox->text(), QStringLiteral("head 0"));
     QCOMPARE(layerBox->maximum(), 2);
     QCOMPARE(headBox->maximum(), 3);
-    QVERIFY2(view.figureCaption().contains(QStringLiteral("(L2 H0)")), qPrintable(view.figureCaption()));
-    QCOMPARE(fig->attentionBars()->title(), QStringLiteral("Attention: attention, L2 H0"));
+    QVERIFY2(view.figureCaption().contains(QStringLiteral("· head L2 H0 vs LOO (deletion)")), qPrintable(view.figureCaption()));
+    QVERIFY2(!view.figureCaption().contains(QStringLiteral("attention attention")), qPrintable(view.figureCaption()));
+    QCOMPARE(fig->attentionBars()->title(), QStringLiteral("Attention: head L2 H0"));
     QCOMPARE(fig->permutationGrid()->data().rowLabels, (QStringList{QStringLiteral("L0"), QStringLiteral("L1"), QStringLiteral("L2")}));
     QCOMPARE(fig->permutationGrid()->data().colLabels,
              (QStringList{QStringLiteral("H0"), QStringLiteral("H1"), QStringLiteral("H2"), QStringLiteral("H3")}));
@@ -195,6 +200,41 @@ void TestUiFaithfulness::causalLmIsInNats()
     QVERIFY(view.errorText().contains(QStringLiteral("[MASK]")));
     QVERIFY(view.figure()->table()->horizontalHeaderItem(1)->text().contains(QStringLiteral("nats")));
     QVERIFY(view.figure()->rationaleText().contains(QStringLiteral("No ground-truth")));
+}
+
+// The GUI's occlusion baseline for a model it has just opened is the one `attnscope-cli faithfulness` uses
+// without --baseline (the engine's default): [MASK] where the tokenizer has it (BERT), else the zero embedding
+// (models without [MASK] or [UNK], such as Qwen2 and Llama 3).
+void TestUiFaithfulness::defaultOcclusionBaselineIsTheClis_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("baseline");
+    QTest::addRow("bert") << "sample:rationale-bert" << "the plot was dull and we watched the old film with the dog." << "mask";
+    QTest::addRow("qwen2") << "sample:retrieval-qwen2" << "ka 3 mo 7 ri 1 di 5 mo" << "zero_embedding";
+}
+
+void TestUiFaithfulness::defaultOcclusionBaselineIsTheClis()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, text);
+    QFETCH(QString, baseline);
+    const TextModelPtr model = openModel(qPrintable(spec));
+    QVERIFY(model);
+    Subject subject;
+    subject.setModel(model, spec);
+    subject.setText(text);
+    FaithfulnessView view(&subject);
+    QVERIFY(view.settings().occlusionBaseline);
+    QCOMPARE(QString::fromStdString(attn::removalOperatorName(*view.settings().occlusionBaseline)), baseline);
+    // The CLI's default, from the engine itself: occlusion only, no tests.
+    attn::FaithfulnessSettings cli;
+    cli.methods = {attn::ImportanceKind::Occlusion};
+    cli.permutationTest = cli.uniformTest = cli.headAblation = cli.randomLogitCheck = false;
+    cli.randomization = attn::RandomizationMode::None;
+    auto r = attn::runFaithfulness(*model, text.toStdString(), cli);
+    QVERIFY2(r.isOk(), r.isOk() ? "" : r.status().message().c_str());
+    QCOMPARE(QString::fromStdString(r->occlusionBaseline), baseline);
 }
 
 void TestUiFaithfulness::sessionStateRoundTrips()

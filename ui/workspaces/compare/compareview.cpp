@@ -100,7 +100,7 @@ void CompareView::buildUi()
     auto *heads = new QWidget;
     auto *hl = new QHBoxLayout(heads);
     hl->setContentsMargins(0, 0, 0, 0);
-    m_headA = headCombo(tr("Head A, on the Subject's text"));
+    m_headA = headCombo(tr("Head A, on the text typed in Explore"));
     m_headB = headCombo(tr("Head B, on the same text"));
     hl->addWidget(label(tr("Head A")));
     hl->addWidget(m_headA);

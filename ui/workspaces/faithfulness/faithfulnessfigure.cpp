@@ -167,6 +167,8 @@ void FaithfulnessFigure::showNotes(const FaithfulnessSnapshot &s)
                                ? tr("probability of “%1” (class %2)").arg(QString::fromStdString(r.target.label)).arg(r.target.index)
                                : tr("log p(“%1” | text) at position %2").arg(QString::fromStdString(r.target.label)).arg(r.target.position);
     QStringList lines;
+    // The text the suite scored, whole: it may come from Explore or from a rationale example.
+    lines << tr("<b>Text</b>: “%1”").arg(QString::fromStdString(r.tokens.text).toHtmlEscaped());
     lines << tr("<b>Target m(x)</b> = %1 = <b>%2 %3</b>, fixed on the unperturbed input. %4 scored tokens (special "
                 "tokens excluded); removal for the orderings: %5; occlusion baseline: %6.")
                  .arg(target, formatMetric(r.target.score), QString::fromStdString(r.target.unit))

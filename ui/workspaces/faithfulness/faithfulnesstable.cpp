@@ -13,7 +13,7 @@ namespace attnui {
 QString importanceDisplayName(const std::string &name, const std::optional<attn::HeadRef> &head)
 {
     if (name == "head")
-        return head ? QObject::tr("attention, %1").arg(headName(int(head->layer), int(head->head))) : QObject::tr("attention head");
+        return head ? QObject::tr("head %1").arg(headName(int(head->layer), int(head->head))) : QObject::tr("one head");
     if (name == "head_mean") return QObject::tr("mean of heads (last layer)");
     if (name == "rollout") return QObject::tr("attention rollout");
     if (name == "flow") return QObject::tr("attention flow");

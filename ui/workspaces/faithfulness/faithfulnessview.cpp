@@ -104,7 +104,7 @@ void FaithfulnessView::buildUi()
     auto *modeRow = new QHBoxLayout;
     modeRow->addWidget(new QLabel(tr("Mode:")));
     m_mode = namedCombo({{tr("One example"), QStringLiteral("example")}, {tr("Dataset"), QStringLiteral("dataset")}});
-    m_mode->setToolTip(tr("One example: the Subject's text, every view. Dataset: the same suite over a whole evaluation "
+    m_mode->setToolTip(tr("One example: the text typed in Explore, every view. Dataset: the same suite over a whole evaluation "
                           "set, with distributions, confidence intervals and tests against random."));
     modeRow->addWidget(m_mode, 1);
     side->addLayout(modeRow);
@@ -307,7 +307,7 @@ void FaithfulnessView::onModelChanged()
     {
         const QSignalBlocker block(m_example);
         m_example->clear();
-        m_example->addItem(tr("(the Subject's text)"));
+        m_example->addItem(tr("(the text typed in Explore)"));
         for (int i = 0; i < m_rationales.size(); ++i) {
             const RationaleExample &e = m_rationales[i];
             m_example->addItem(tr("#%1 %2: %3").arg(i).arg(e.label, e.text), i);
@@ -485,11 +485,10 @@ QString FaithfulnessView::figureCaption() const
 {
     if (isDatasetMode()) return m_dataset->caption();
     const attn::FaithfulnessSettings s = settings();
-    return tr("%1 · attention %2 (%3) vs %4 · removal %5 · occlusion %6 · seed %7, %8 random orders, "
-              "%9 permutations")
-        .arg(captionStart(), importanceDisplayName(attentionMethod()),
-             headName(int(s.head->layer), int(s.head->head)))
-        .arg(importanceDisplayName(perturbationMethod()), QString::fromStdString(attn::removalOperatorName(s.removal)),
+    // "head L2 H0 vs LOO (deletion)", "attention rollout vs ...": the head only where the method has one.
+    return tr("%1 · %2 vs %3 · removal %4 · occlusion %5 · seed %6, %7 random orders, %8 permutations")
+        .arg(captionStart(), importanceDisplayName(attentionMethod(), s.head), importanceDisplayName(perturbationMethod()),
+             QString::fromStdString(attn::removalOperatorName(s.removal)),
              QString::fromStdString(attn::removalOperatorName(*s.occlusionBaseline)))
         .arg(s.seed).arg(s.randomSeeds).arg(s.permutations);
 }
