@@ -27,3 +27,11 @@ target_compile_definitions(tst_cli_dataset PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_
                                                    ATTNSCOPE_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs")
 add_dependencies(tst_cli_dataset attnscope-cli)
 set_tests_properties(tst_cli_dataset PROPERTIES TIMEOUT 300)
+
+# Every attnscope-cli example of README.md and docs/cli.md: its text is in the sample model's training words, and
+# it runs as written (bench and a reader's own dataset files aside).
+attn_add_qt_test(tst_cli_docs LABELS cli LIBS Qt6::Core)
+target_compile_definitions(tst_cli_docs PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_FILE:attnscope-cli>"
+                                                ATTNSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(tst_cli_docs attnscope-cli)
+set_tests_properties(tst_cli_docs PROPERTIES TIMEOUT 600)
