@@ -151,6 +151,15 @@ void TestUiFaithfulness::rationaleExampleFillsEveryPanel()
     QVERIFY(fig->rationaleText().contains(QStringLiteral("wonderful")));
     QVERIFY(r.randomLogit.has_value());
     QVERIFY2(fig->sanityText().contains(QStringLiteral("class-agnostic")), qPrintable(fig->sanityText()));
+    // One verdict line per check; the numbers only on demand.
+    const int checks = fig->sanityCheckCount();
+    QCOMPARE(checks, int(r.randomLogit.has_value()) + int(r.randomization.has_value()));
+    QCOMPARE(fig->sanityText().count(QStringLiteral("<br>")), checks - 1);
+    QVERIFY(!fig->sanityText().contains(QStringLiteral("ρ =")));
+    fig->toggleSanityDetails(0);
+    QVERIFY2(fig->sanityText().contains(QStringLiteral("ρ =")), qPrintable(fig->sanityText()));
+    fig->toggleSanityDetails(0);
+    QVERIFY(!fig->sanityText().contains(QStringLiteral("ρ =")));
     QVERIFY(view.errorText().isEmpty());
     QVERIFY(view.figureWidget() != nullptr);
     QVERIFY(view.figureCaption().contains(QStringLiteral("sample:rationale-bert")));

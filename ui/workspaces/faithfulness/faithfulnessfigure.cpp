@@ -126,6 +126,12 @@ FaithfulnessFigure::FaithfulnessFigure(QWidget *parent) : QWidget(parent)
     grid->addWidget(m_uniformGrid, 4, 4, 1, 4);
     grid->addWidget(m_ablationGrid, 4, 8, 1, 4);
     m_sanity = noteLabel();
+    m_sanity->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    m_sanity->setOpenExternalLinks(false);
+    m_sanity->setToolTip(tr("Click a check to show or hide its numbers"));
+    connect(m_sanity, &QLabel::linkActivated, this, [this](const QString &link) {
+        if (link.startsWith(QLatin1String("check:"))) toggleSanityDetails(link.mid(6).toInt());
+    });
     grid->addWidget(m_sanity, 5, 0, 1, 12);
     grid->setRowStretch(1, 3);
     grid->setRowStretch(2, 3);
@@ -200,32 +206,42 @@ void FaithfulnessFigure::showNotes(const FaithfulnessSnapshot &s)
                                  .arg(formatMetric(s.randomPrecision)));
     }
 
-    QStringList checks;
+    // One verdict line per check; a click on it shows (or hides) its numbers underneath.
+    m_checks.clear();
     if (r.randomLogit) {
         const attn::RandomLogitCheck &c = *r.randomLogit;
-        QStringList parts;
+        QStringList parts, agnostic;
         for (std::size_t i = 0; i < c.methods.size(); ++i) {
             const QString name = importanceDisplayName(c.methods[i]);
             const QString rho = formatMetric(i < c.spearman.size() ? c.spearman[i] : std::nan(""));
-            const bool agnostic = i < c.classAgnostic.size() && c.classAgnostic[i];
-            parts << (agnostic ? tr("<b style='color:#c62828'>%1: ρ = %2 ⚠ class-agnostic</b>").arg(name, rho)
-                               : tr("%1: ρ = %2").arg(name, rho));
+            const bool same = i < c.classAgnostic.size() && c.classAgnostic[i];
+            if (same) agnostic << name;
+            parts << (same ? tr("<b style='color:#c62828'>%1: ρ = %2 ⚠ class-agnostic</b>").arg(name, rho)
+                           : tr("%1: ρ = %2").arg(name, rho));
         }
-        checks << tr("<b>Sanity check</b> (importance recomputed for another target, %1; Spearman ρ with the "
-                    "original — 1 means the map ignores which output it explains): %2")
-                     .arg(r.target.kind == "class_probability" ? tr("class %1").arg(c.otherIndex)
-                                                                : tr("token id %1").arg(c.otherIndex),
-                          parts.join(QStringLiteral(" · ")));
+        const QString other = r.target.kind == "class_probability" ? tr("class %1").arg(c.otherIndex)
+                                                                    : tr("token id %1").arg(c.otherIndex);
+        SanityCheck check;
+        check.verdict = agnostic.isEmpty()
+                            ? tr("✓ <b>Another target</b>: every method's importance changes when it explains %1 instead.").arg(other)
+                            : tr("<b style='color:#c62828'>⚠ Another target</b>: %1 of %2 methods give the same ranking for %3 "
+                                 "— class-agnostic: %4.")
+                                  .arg(agnostic.size()).arg(c.methods.size()).arg(other, agnostic.join(QStringLiteral(", ")));
+        check.details = tr("Importance recomputed for %1; Spearman ρ with the original (1: the map ignores which output "
+                           "it explains): %2").arg(other, parts.join(QStringLiteral(" · ")));
+        m_checks << check;
     }
     if (r.randomization) {
         // One entry per method: ρ with the original map after randomizing the head, then each layer from the top.
         const attn::RandomizationCheck &c = *r.randomization;
-        QStringList parts;
+        QStringList parts, failing;
         for (std::size_t i = 0; i < c.methods.size(); ++i) {
             QStringList rhos;
             for (const attn::RandomizationStep &step : c.steps)
                 rhos << formatMetric(i < step.spearman.size() ? step.spearman[i] : std::nan(""));
-            const QString text = tr("%1: %2").arg(importanceDisplayName(c.methods[i]), rhos.join(QStringLiteral(" → ")));
+            const QString name = importanceDisplayName(c.methods[i]);
+            const QString text = tr("%1: %2").arg(name, rhos.join(QStringLiteral(" → ")));
+            if (c.fails[i]) failing << name;
             if (c.fails[i] && c.structural[i])
                 parts << tr("<b style='color:#c62828'>%1 ⚠ ignores the output head</b>").arg(text);
             else if (c.fails[i])
@@ -233,11 +249,43 @@ void FaithfulnessFigure::showNotes(const FaithfulnessSnapshot &s)
             else
                 parts << text;
         }
-        checks << tr("<b>Parameter randomization</b> (Spearman ρ with the original map after re-initializing the output "
-                    "head, then also each layer from the top; seed %1; |ρ| ≥ %2 after the head alone fails): %3")
-                     .arg(c.seed).arg(c.threshold).arg(parts.join(QStringLiteral(" · ")));
+        SanityCheck check;
+        check.verdict = failing.isEmpty()
+                            ? tr("✓ <b>Parameter randomization</b>: every method's importance changes once the output head is "
+                                 "re-initialized.")
+                            : tr("<b style='color:#c62828'>⚠ Parameter randomization</b>: %1 of %2 methods barely change when "
+                                 "the output head is re-initialized: %3.")
+                                  .arg(failing.size()).arg(c.methods.size()).arg(failing.join(QStringLiteral(", ")));
+        check.details = tr("Spearman ρ with the original map after re-initializing the output head, then also each layer "
+                           "from the top (seed %1; |ρ| ≥ %2 after the head alone fails): %3")
+                            .arg(c.seed).arg(c.threshold).arg(parts.join(QStringLiteral(" · ")));
+        m_checks << check;
     }
-    m_sanity->setText(checks.isEmpty() ? tr("<i>Sanity checks not run.</i>") : checks.join(QStringLiteral("<br>")));
+    showSanity();
+}
+
+void FaithfulnessFigure::toggleSanityDetails(int check)
+{
+    if (check < 0 || check >= m_checks.size()) return;
+    m_checks[check].open = !m_checks[check].open;
+    showSanity();
+}
+
+void FaithfulnessFigure::showSanity()
+{
+    if (m_checks.isEmpty()) {
+        m_sanity->setText(tr("<i>Sanity checks not run.</i>"));
+        return;
+    }
+    // The verdict is the link: it reads as plain text, on screen and in exported figures.
+    QStringList lines;
+    for (int k = 0; k < m_checks.size(); ++k) {
+        const SanityCheck &c = m_checks[k];
+        lines << QStringLiteral("<a href=\"check:%1\" style=\"color:palette(text); text-decoration:none\">%2</a>")
+                     .arg(k).arg(c.verdict);
+        if (c.open) lines << QStringLiteral("<span style=\"margin-left:12px\">%1</span>").arg(c.details);
+    }
+    m_sanity->setText(lines.join(QStringLiteral("<br>")));
 }
 
 void FaithfulnessFigure::showBars(const FaithfulnessSnapshot &s, const std::string &attention, const std::string &perturbation)

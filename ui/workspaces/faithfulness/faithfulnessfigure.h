@@ -41,12 +41,23 @@ public:
     QString summaryText() const;
     QString sanityText() const;
     QString rationaleText() const;
+    // The sanity checks are one verdict line each; a click on one (or this) shows its numbers or hides them.
+    void toggleSanityDetails(int check);
+    int sanityCheckCount() const { return int(m_checks.size()); }
 
 private:
     void showBars(const FaithfulnessSnapshot &s, const std::string &attention, const std::string &perturbation);
     void showCurves(const FaithfulnessSnapshot &s, const std::string &attention);
     void showHeads(const FaithfulnessSnapshot &s, const QString &ablation);
     void showNotes(const FaithfulnessSnapshot &s);
+    void showSanity();
+
+    struct SanityCheck {
+        QString verdict;   // "✓ Another target: …" or "⚠ …", rich text
+        QString details;   // the numbers behind it
+        bool open = false;
+    };
+    QList<SanityCheck> m_checks;
 
     QLabel *m_summary = nullptr;
     XYPlot *m_attnBars = nullptr;
