@@ -17,6 +17,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QSlider>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -82,6 +83,7 @@ private slots:
     void scalingToggleInView();
     void maskAndPositionOptions();
     void stepping();
+    void playWalksThroughTheStages();
     void clickerKeysStepWhereverTheFocusIs();
     void stageLabelsFollowTheTheme();
     void tablesAndHeatmaps();
@@ -280,6 +282,34 @@ void TestPipeline::stepping()
     QCOMPARE(f.view->stage(), PipelineStage::Mask);
     QCOMPARE(f.view->panels().at(1)->matrix().title, QStringLiteral("+ M  (0 = allowed, −∞ = masked)"));
     QVERIFY(changed.count() >= kPipelineStageCount);
+}
+
+// Play steps through the stages on its own, at the chosen speed, from X again after ·V; Space pauses it.
+void TestPipeline::playWalksThroughTheStages()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve"));
+    f.run(PipelineSettings{});
+    f.view->show();
+    QApplication::setActiveWindow(f.view);
+    QVERIFY(QTest::qWaitForWindowActive(f.view));
+    QCOMPARE(f.view->speedBox()->count(), 3);
+    QCOMPARE(f.view->playInterval(), 2500);
+    f.view->speedBox()->setCurrentIndex(2);
+    QCOMPARE(f.view->playInterval(), 1200);
+    f.view->setStage(PipelineStage::Softmax);
+    QVERIFY(!f.view->isPlaying());
+    f.view->setPlaying(true);
+    QVERIFY(f.view->isPlaying());
+    QTRY_COMPARE_WITH_TIMEOUT(f.view->stage(), PipelineStage::Output, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(f.view->stage(), PipelineStage::Input, 5000);   // round again
+    QTest::keyClick(f.view, Qt::Key_Space);
+    QVERIFY(!f.view->isPlaying());
+    const PipelineStage paused = f.view->stage();
+    QTest::qWait(1500);
+    QCOMPARE(f.view->stage(), paused);
+    QTest::keyClick(f.view, Qt::Key_Space);
+    QVERIFY(f.view->isPlaying());
+    f.view->setPlaying(false);
 }
 
 // The luma (Rec. 601) of the pixel of `image` farthest from `background`'s: the label's text.

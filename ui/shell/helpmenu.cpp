@@ -73,6 +73,7 @@ QString shortcutsHtml(const QWidget *window)
     });
     // Keys handled by widgets, not window actions.
     rows << Row{QObject::tr("Pipeline: next / previous stage"), QObject::tr("→ / ← or PageDown / PageUp (not while a text or number box has the focus)")}
+         << Row{QObject::tr("Pipeline: play / pause the walk through the stages"), QObject::tr("Space")}
          << Row{QObject::tr("Heatmap: zoom / pan"), QObject::tr("mouse wheel / drag; right-click for Export Figure, Copy Image, Export Data")};
     QString html = QStringLiteral("<table cellspacing='0' cellpadding='4'>");
     for (const Row &r : rows) html += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(r.what, r.keys);

@@ -14,6 +14,7 @@
 #include <attnscope/modelconfig.h>
 
 #include <QButtonGroup>
+#include <QComboBox>
 #include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -141,6 +142,30 @@ void PipelineView::buildUi()
     m_next->setToolTip(tr("Next stage (→)"));
     bar->addWidget(m_next);
     for (QToolButton *b : {m_back, m_next}) b->setFocusPolicy(Qt::NoFocus);
+    // A walk through the stages on its own, for a projector: one stage per step, from X again after ·V.
+    bar->addSpacing(12);
+    m_play = new QToolButton;
+    m_play->setCheckable(true);
+    m_play->setFocusPolicy(Qt::NoFocus);
+    m_play->setToolTip(tr("Walk through the stages on its own (Space)"));
+    bar->addWidget(m_play);
+    m_speed = new QComboBox;
+    m_speed->setFocusPolicy(Qt::NoFocus);
+    m_speed->addItem(tr("slow"), 4000);
+    m_speed->addItem(tr("normal"), 2500);
+    m_speed->addItem(tr("fast"), 1200);
+    m_speed->setCurrentIndex(1);
+    m_speed->setToolTip(tr("Time on each stage while playing"));
+    bar->addWidget(m_speed);
+    m_playTimer = new QTimer(this);
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        setStage(int(m_stage) + 1 < kPipelineStageCount ? PipelineStage(int(m_stage) + 1) : PipelineStage::Input);
+    });
+    connect(m_play, &QToolButton::toggled, this, &PipelineView::setPlaying);
+    connect(m_speed, &QComboBox::currentIndexChanged, this, [this] { m_playTimer->setInterval(playInterval()); });
+    auto *space = new QShortcut(QKeySequence(Qt::Key_Space), this, [this] { setPlaying(!isPlaying()); });
+    space->setContext(Qt::WidgetWithChildrenShortcut);
+    setPlaying(false);
     bar->addStretch(1);
     outer->addLayout(bar);
     m_info = new QLabel;
@@ -234,7 +259,8 @@ QString PipelineView::guide() const
     return tr("<p><b>Pipeline</b> takes one head through self-attention step by step with the numbers of the real "
               "forward pass: X, then Q, K and V, the scores QKᵀ, the scaling by √d_k, the mask, the softmax and Y = PV. "
               "It follows the model, text and head chosen in Explore.</p>"
-              "<p>Step with ← / → or PageUp / PageDown (a presentation clicker sends these) or the buttons. The controls on "
+              "<p>Step with ← / → or PageUp / PageDown (a presentation clicker sends these) or the buttons; ▶ Play (or "
+              "Space) walks through the stages on its own, slow, normal or fast, for a lecture. The controls on "
               "the right switch the scaling off, change the softmax temperature, the mask or the positions, and every "
               "later stage follows.</p>"
               "<p>Try: untick the √d_k scaling on a head with large scores and watch the softmax become sharper.</p>");
@@ -369,6 +395,26 @@ void PipelineView::setStage(PipelineStage stage)
     m_stage = stage;
     showStage();
     emit figureChanged();
+}
+
+bool PipelineView::isPlaying() const
+{
+    return m_playTimer && m_playTimer->isActive();
+}
+
+int PipelineView::playInterval() const
+{
+    return m_speed ? m_speed->currentData().toInt() : 2500;
+}
+
+void PipelineView::setPlaying(bool on)
+{
+    if (!m_playTimer) return;
+    if (on) m_playTimer->start(playInterval());
+    else m_playTimer->stop();
+    const QSignalBlocker block(m_play);
+    m_play->setChecked(on);
+    m_play->setText(on ? tr("❚❚ Pause") : tr("▶ Play"));
 }
 
 void PipelineView::stepForward()

@@ -17,9 +17,11 @@
 
 class QAbstractButton;
 class QButtonGroup;
+class QComboBox;
 class QLabel;
 class QScrollArea;
 class QSpinBox;
+class QTimer;
 class QToolButton;
 
 namespace attnui {
@@ -55,6 +57,12 @@ public:
     void setStage(PipelineStage stage);
     void stepForward();
     void stepBack();
+    // Play: the stages one after another on a timer (slow, normal, fast: 4, 2.5, 1.2 s each), from X again after
+    // ·V, until paused (the button, Space). playInterval(): the chosen speed's time per stage, in ms.
+    void setPlaying(bool on);
+    bool isPlaying() const;
+    int playInterval() const;
+    QComboBox *speedBox() const { return m_speed; }
 
     std::shared_ptr<const PipelineSnapshot> snapshot() const { return m_snapshot; }
     QList<MatrixPanel *> panels() const;     // the panels the current stage shows, left to right
@@ -96,6 +104,9 @@ private:
     QLabel *m_check = nullptr;
     PipelineControls *m_controls = nullptr;
     QScrollArea *m_controlsScroll = nullptr;
+    QToolButton *m_play = nullptr;
+    QComboBox *m_speed = nullptr;
+    QTimer *m_playTimer = nullptr;
 };
 
 } // namespace attnui
