@@ -84,6 +84,7 @@ private slots:
     void maskAndPositionOptions();
     void stepping();
     void playWalksThroughTheStages();
+    void multiHeadStep();
     void clickerKeysStepWhereverTheFocusIs();
     void stageLabelsFollowTheTheme();
     void tablesAndHeatmaps();
@@ -267,7 +268,7 @@ void TestPipeline::stepping()
     f.view->setStage(PipelineStage::Input);
     QCOMPARE(f.view->panels().size(), 1);
     QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage::Input));
-    const QList<int> expectedPanels{1, 3, 3, 2, 3, 2, 3};
+    const QList<int> expectedPanels{1, 3, 3, 2, 3, 2, 3, 3};
     for (int i = 1; i < kPipelineStageCount; ++i) {
         QTest::keyClick(f.view, Qt::Key_Right);
         QCOMPARE(int(f.view->stage()), i);
@@ -275,8 +276,10 @@ void TestPipeline::stepping()
         QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage(i)));
     }
     QTest::keyClick(f.view, Qt::Key_Right);   // stays on the last stage
-    QCOMPARE(f.view->stage(), PipelineStage::Output);
+    QCOMPARE(f.view->stage(), PipelineStage::Heads);
     QTest::keyClick(f.view, Qt::Key_Left);
+    QCOMPARE(f.view->stage(), PipelineStage::Output);
+    f.view->stepBack();
     QCOMPARE(f.view->stage(), PipelineStage::Softmax);
     f.view->stepBack();
     QCOMPARE(f.view->stage(), PipelineStage::Mask);
@@ -310,6 +313,41 @@ void TestPipeline::playWalksThroughTheStages()
     QTest::keyClick(f.view, Qt::Key_Space);
     QVERIFY(f.view->isPlaying());
     f.view->setPlaying(false);
+}
+
+// The multi-head step: each head's Y in its d_k columns of the concatenation (the head on screen exactly its ·V
+// stage), every head against the engine's attention() on the captured Q, K, V, and the product with the
+// checkpoint's W_O and b_O, written out here with the parameters read from the model.
+void TestPipeline::multiHeadStep()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa va bo he"));
+    PipelineSettings st;
+    st.layer = 1;
+    st.head = 2;
+    f.run(st);
+    const auto s = f.view->snapshot();
+    const int n = s->n, H = s->heads, D = s->dHead, DM = s->dModel;
+    QCOMPARE(int(s->concat.size()), n * H * D);
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < D; ++c) QCOMPARE(s->concat[std::size_t(i * H * D + st.head * D + c)], s->stages.output[std::size_t(i * D + c)]);
+    QVERIFY2(s->maxErrHeadOutputs >= 0 && s->maxErrHeadOutputs < 1e-5, qPrintable(QString::number(s->maxErrHeadOutputs)));
+    const std::vector<float> *wo = f.subject.model()->model().parameter("layer.1.o.weight");
+    const std::vector<float> *bo = f.subject.model()->model().parameter("layer.1.o.bias");
+    QVERIFY(wo && bo);
+    QCOMPARE(int(s->layerOutput.size()), n * DM);
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < DM; ++c) {
+            double y = (*bo)[std::size_t(c)];
+            for (int r = 0; r < H * D; ++r) y += s->concat[std::size_t(i * H * D + r)] * (*wo)[std::size_t(r * DM + c)];
+            QVERIFY(std::abs(y - s->layerOutput[std::size_t(i * DM + c)]) < 1e-9);
+        }
+    f.view->setStage(PipelineStage::Heads);
+    QCOMPARE(f.view->panels().size(), 3);
+    QCOMPARE(f.view->panels().at(0)->matrix().cols, H * D);
+    QCOMPARE(f.view->panels().at(1)->matrix().rows, H * D);
+    QCOMPARE(f.view->panels().at(2)->matrix().cols, DM);
+    QVERIFY2(f.view->checkText().contains(QStringLiteral("✓")), qPrintable(f.view->checkText()));
+    QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage::Heads));
 }
 
 // The luma (Rec. 601) of the pixel of `image` farthest from `background`'s: the label's text.

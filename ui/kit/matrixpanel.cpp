@@ -151,7 +151,7 @@ std::function<HeatmapData()> MatrixPanel::setMatrix(MatrixSpec spec)
         m_spec.values = std::make_shared<const std::vector<double>>();
     }
     m_title->setText(m_spec.title);
-    const bool table = m_spec.rows <= kMaxTableRows;
+    const bool table = !m_spec.asHeatmap && m_spec.rows <= kMaxTableRows;
     if (table) {
         m_model->setMatrix(&m_spec, m_colorMap);
         m_plot->hide();

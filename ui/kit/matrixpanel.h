@@ -40,6 +40,7 @@ struct MatrixSpec {
     Kind kind = Kind::Signed;
     QString rowTitle = QStringLiteral("query");   // axis titles of the heatmap
     QString colTitle = QStringLiteral("key");
+    bool asHeatmap = false;        // a heatmap whatever the size: wide matrices whose columns matter together
 };
 
 class MatrixPanel : public QWidget {

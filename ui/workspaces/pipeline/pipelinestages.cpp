@@ -21,7 +21,7 @@ QString tr(const char *s) { return QCoreApplication::translate("attnui::Pipeline
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-const char *const kStageNames[kPipelineStageCount] = {"input", "qkv", "dot", "scale", "mask", "softmax", "output"};
+const char *const kStageNames[kPipelineStageCount] = {"input", "qkv", "dot", "scale", "mask", "softmax", "output", "heads"};
 const char *const kMaskNames[] = {"model", "bidirectional", "causal", "window"};
 
 QString positionalLabel(attn::PositionKind p)
@@ -66,6 +66,7 @@ QString stageTitle(PipelineStage s)
     case PipelineStage::Mask: return QStringLiteral("+ M");
     case PipelineStage::Softmax: return QStringLiteral("softmax");
     case PipelineStage::Output: return QStringLiteral("·V");
+    case PipelineStage::Heads: return QStringLiteral("⊕ · W_O");
     }
     return {};
 }
@@ -80,6 +81,7 @@ QString stageFormula(PipelineStage s)
     case PipelineStage::Mask: return QStringLiteral("S″ = S′ + M,   M_ij = 0 (allowed) or −∞ (masked)");
     case PipelineStage::Softmax: return QStringLiteral("P_ij = exp(S″_ij) / Σ_j′ exp(S″_ij′)");
     case PipelineStage::Output: return QStringLiteral("Y = P V:   y_i = Σ_j P_ij v_j");
+    case PipelineStage::Heads: return QStringLiteral("MultiHead(X) = [Y_0 | Y_1 | … | Y_(H−1)] W_O + b_O");
     }
     return {};
 }
@@ -108,6 +110,10 @@ QString stageExplanation(PipelineStage s)
     case PipelineStage::Output:
         return tr("Each token's output is the weighted average of the value vectors, using its row of weights. The "
                   "heads' outputs are concatenated and projected by W_O back into the residual stream.");
+    case PipelineStage::Heads:
+        return tr("Every head of the layer does the same with its own Q, K and V. Their outputs, n × d_k each, are put "
+                  "side by side (head 0 in the first d_k columns, then head 1, …) and one learned matrix W_O maps the "
+                  "n × H·d_k result back to d_model: the layer's attention output, added to the residual stream.");
     }
     return {};
 }
@@ -266,6 +272,57 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
                                                   st.temperature);
     snap->withScale = saturation(scaled.weights, n);
     snap->withoutScale = saturation(unscaled.weights, n);
+
+    // The multi-head step: every head of the layer with the same settings (its own ALiBi slope), side by side.
+    const std::size_t H = std::size_t(cfg.heads), HK = std::size_t(lq.k.shape[1]);
+    const std::size_t groups = HK > 0 && H % HK == 0 ? H / HK : 1;
+    snap->concat.assign(N * H * D, 0.0);
+    std::vector<double> ownOutputs(H * N * D);   // at the model's own settings, for the check
+    const auto headBlock = [&](const attn::Tensor &t, std::size_t h) {
+        const std::size_t o = h * N * D;
+        return std::vector<double>(t.values.data() + o, t.values.data() + o + N * D);
+    };
+    for (std::size_t h = 0; h < H; ++h) {
+        const std::vector<double> qh = headBlock(lq.q, h), kh = headBlock(lq.k, h / groups), vh = headBlock(lq.v, h / groups);
+        std::vector<double> bias(N * N);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) bias[std::size_t(i) * N + std::size_t(j)] = double(attn::maskBias(used, 0, int(h), i, j, n, n));
+        const HeadStages hs = computeHeadStages(qh, kh, vh, bias, n, int(D), snap->factor, st.temperature);
+        for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t c = 0; c < D; ++c) snap->concat[i * H * D + h * D + c] = hs.output[i * D + c];
+        const HeadStages mine = computeHeadStages(qh, kh, vh, bias, n, int(D), modelFactor, 1.0);
+        std::copy(mine.output.begin(), mine.output.end(), ownOutputs.begin() + std::ptrdiff_t(h * N * D));
+    }
+    const std::string prefix = "layer." + std::to_string(st.layer) + ".o.";
+    const std::vector<float> *wo = model->model().parameter(prefix + "weight");
+    const std::vector<float> *bo = model->model().parameter(prefix + "bias");
+    if (wo && wo->size() == H * D * DM) {
+        snap->wo.assign(wo->begin(), wo->end());
+        snap->layerOutput.assign(N * DM, 0.0);
+        for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t r = 0; r < H * D; ++r) {
+                const double a = snap->concat[i * H * D + r];
+                if (a == 0.0) continue;
+                for (std::size_t c = 0; c < DM; ++c) snap->layerOutput[i * DM + c] += a * snap->wo[r * DM + c];
+            }
+        if (bo && bo->size() == DM)
+            for (std::size_t i = 0; i < N; ++i)
+                for (std::size_t c = 0; c < DM; ++c) snap->layerOutput[i * DM + c] += double((*bo)[c]);
+    }
+    // Check the heads against the engine's own attention() on the captured Q, K, V (its Reference backend).
+    if (cfg.attnSoftcap <= 0) {
+        attn::AttentionOptions ao;
+        ao.backend = attn::Backend::Reference;
+        ao.scale = float(modelFactor);
+        ao.cancel = ctx.cancelFn();
+        attn::MaskSpec checkMask = used;
+        auto engine = attn::attention(lq.q.view(), lq.k.view(), lq.v.view(), checkMask, ao);
+        if (engine) {
+            snap->maxErrHeadOutputs = 0.0;
+            for (std::size_t e = 0; e < ownOutputs.size(); ++e)
+                snap->maxErrHeadOutputs = std::max(snap->maxErrHeadOutputs, std::abs(ownOutputs[e] - double(engine->out.values[e])));
+        }
+    }
 
     // The check: the model's own settings (its scale, temperature 1) against what the engine captured.
     const HeadStages own = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), modelFactor, 1.0);

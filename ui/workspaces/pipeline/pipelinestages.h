@@ -36,11 +36,12 @@ QString maskName(PipelineSettings::Mask mask);                 // "model", "bidi
 bool maskFromName(const QString &name, PipelineSettings::Mask *mask);
 
 // The stages, in order; each has a short name, a one-line formula and a sentence of explanation.
-enum class PipelineStage { Input, Projections, Dot, Scale, Mask, Softmax, Output };
-constexpr int kPipelineStageCount = 7;
-QString stageName(PipelineStage s);          // "input", "qkv", "dot", "scale", "mask", "softmax", "output"
+// Heads: every head of the layer with the same settings, side by side, concatenated and projected by W_O.
+enum class PipelineStage { Input, Projections, Dot, Scale, Mask, Softmax, Output, Heads };
+constexpr int kPipelineStageCount = 8;
+QString stageName(PipelineStage s);          // "input", "qkv", "dot", "scale", "mask", "softmax", "output", "heads"
 bool stageFromName(const QString &name, PipelineStage *stage);
-QString stageTitle(PipelineStage s);         // "X", "Q, K, V", "QKᵀ", "÷√d_k", "+ M", "softmax", "·V"
+QString stageTitle(PipelineStage s);         // "X", "Q, K, V", "QKᵀ", "÷√d_k", "+ M", "softmax", "·V", "⊕ · W_O"
 QString stageFormula(PipelineStage s);       // "S = Q Kᵀ"
 QString stageExplanation(PipelineStage s);
 
@@ -82,6 +83,13 @@ struct PipelineSnapshot : Snapshot {
     std::vector<double> bias;     // [n, n]
     HeadStages stages;
     Saturation withScale, withoutScale;   // the same scores with and without ÷√d_k (at this temperature)
+
+    // The multi-head step, every head of the layer with these settings: Y_h = P_h V_h side by side as
+    // concat [n, H·d_k] (head h in columns h·d_k …), W_O [H·d_k, d_model] from the checkpoint (with b_O), and the
+    // layer's attention output [n, d_model] = concat · W_O + b_O. wo is empty when the model has no W_O to show.
+    std::vector<double> concat, wo, layerOutput;
+    double maxErrHeadOutputs = -1.0;  // |fp64 per-head outputs − the engine's attention() on the captured Q, K, V|
+                                      // at the model's own settings; −1 where it could not be checked
 
     double maxErrWeights = 0.0;   // |fp64 softmax − engine's captured weights| at the model's own settings
     double maxErrScores = 0.0;    // |fp64 scaled + M − engine's captured scores|, over allowed cells

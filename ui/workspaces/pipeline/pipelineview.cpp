@@ -142,13 +142,12 @@ void PipelineView::buildUi()
     m_next->setToolTip(tr("Next stage (→)"));
     bar->addWidget(m_next);
     for (QToolButton *b : {m_back, m_next}) b->setFocusPolicy(Qt::NoFocus);
-    // A walk through the stages on its own, for a projector: one stage per step, from X again after ·V.
-    bar->addSpacing(12);
+    // A walk through the stages on its own, for a projector: one stage per step, from X again after the last. On
+    // the info line, right: the stepper row is as wide as it may be beside the lesson dock at 1280×720.
     m_play = new QToolButton;
     m_play->setCheckable(true);
     m_play->setFocusPolicy(Qt::NoFocus);
     m_play->setToolTip(tr("Walk through the stages on its own (Space)"));
-    bar->addWidget(m_play);
     m_speed = new QComboBox;
     m_speed->setFocusPolicy(Qt::NoFocus);
     m_speed->addItem(tr("slow"), 4000);
@@ -156,7 +155,6 @@ void PipelineView::buildUi()
     m_speed->addItem(tr("fast"), 1200);
     m_speed->setCurrentIndex(1);
     m_speed->setToolTip(tr("Time on each stage while playing"));
-    bar->addWidget(m_speed);
     m_playTimer = new QTimer(this);
     connect(m_playTimer, &QTimer::timeout, this, [this] {
         setStage(int(m_stage) + 1 < kPipelineStageCount ? PipelineStage(int(m_stage) + 1) : PipelineStage::Input);
@@ -171,7 +169,11 @@ void PipelineView::buildUi()
     m_info = new QLabel;
     m_info->setForegroundRole(QPalette::PlaceholderText);
     m_info->setWordWrap(true);
-    outer->addWidget(m_info);
+    auto *infoRow = new QHBoxLayout;
+    infoRow->addWidget(m_info, 1);
+    infoRow->addWidget(m_play);
+    infoRow->addWidget(m_speed);
+    outer->addLayout(infoRow);
 
     auto *split = new QSplitter(Qt::Horizontal);
     m_figure = new QWidget;
@@ -243,9 +245,13 @@ void PipelineView::changeEvent(QEvent *event)
 {
     Workspace::changeEvent(event);
     if (event->type() == QEvent::FontChange && m_controlsScroll) {
-        // Larger type (presentation mode): the side panel gets the width its controls now need, no side-scrolling.
+        // Larger type (presentation mode): the side panel is given the width its controls now need, so they do not
+        // scroll sideways; the splitter moves, no minimum width grows (the window must still fit 1280×720).
         const int want = m_controls->minimumSizeHint().width() + m_controlsScroll->verticalScrollBar()->sizeHint().width() + 4;
-        m_controlsScroll->setMinimumWidth(std::max(330, want));
+        if (auto *split = qobject_cast<QSplitter *>(m_controlsScroll->parentWidget()); split && m_controlsScroll->width() < want) {
+            const int total = split->width();
+            if (total > want + 400) split->setSizes({total - want, want});
+        }
     }
     if (event->type() != QEvent::PaletteChange || !m_stageButtons) return;
     for (QAbstractButton *b : m_stageButtons->buttons()) {
@@ -483,6 +489,20 @@ void PipelineView::showStage()
 
     MatrixSpec Pm = P;   // masked keys: exactly 0, drawn as masked
     Pm.maskedWhere = share(s->bias);
+    // The multi-head step: the heads' outputs side by side (columns "H2·5": head 2, its dimension 5), W_O, the result.
+    QStringList headColumns;
+    for (int h = 0; h < s->heads; ++h)
+        for (int c = 0; c < s->dHead; ++c) headColumns << QStringLiteral("H%1·%2").arg(h).arg(c);
+    MatrixSpec Cat = mat(tr("[Y_0 | … | Y_%1]  (n × H·d_k = %2 × %3, head by head)").arg(s->heads - 1).arg(s->n)
+                                   .arg(s->heads * s->dHead),
+                               tr("y"), s->concat, s->heads * s->dHead, headColumns);
+    MatrixSpec Wo{tr("W_O  (H·d_k × d_model = %1 × %2, layer %3)").arg(s->heads * s->dHead).arg(s->dModel).arg(s->settings.layer),
+                        tr("w"), s->heads * s->dHead, s->dModel, share(s->wo), {}, headColumns, columnLabels(s->dModel),
+                        K::Signed, tr("input (head·dimension)"), tr("output dimension")};
+    MatrixSpec Out = mat(tr("MultiHead = [Y_0 | … ] W_O + b_O  (n × d_model)"), tr("output"), s->layerOutput, s->dModel,
+                         columnLabels(s->dModel));
+    Cat.colTitle = tr("head·dimension");
+    for (MatrixSpec *m : {&Cat, &Wo, &Out}) m->asHeatmap = true;   // every head's columns at once, not a 16-column table
 
     QList<MatrixSpec> shown;
     QString op = QStringLiteral("→");
@@ -494,10 +514,11 @@ void PipelineView::showStage()
     case PipelineStage::Mask: shown = {S1, M, S2}; break;
     case PipelineStage::Softmax: shown = {S2, Pm}; break;
     case PipelineStage::Output: shown = {Pm, V, Y}; break;
+    case PipelineStage::Heads: shown = s->wo.empty() ? QList<MatrixSpec>{Cat} : QList<MatrixSpec>{Cat, Wo, Out}; break;
     }
     // Places: 0 and 1 are the inputs (stacked), 2 the result.
     // Two tables stack (numbers are wide, rows are few); two heatmaps sit side by side.
-    const bool tables = s->n <= MatrixPanel::kMaxTableRows;
+    const bool tables = s->n <= MatrixPanel::kMaxTableRows && m_stage != PipelineStage::Heads;
     const QList<int> place = shown.size() == 1   ? QList<int>{0}
                              : shown.size() == 2 ? (tables ? QList<int>{0, 1} : QList<int>{0, 2})
                                                  : QList<int>{0, 1, 2};
@@ -526,6 +547,17 @@ void PipelineView::showStage()
                         .arg(fmt(s->modelFactor), QString::number(s->maxErrWeights, 'e', 1),
                              QString::number(s->maxErrScores, 'e', 1), ok ? QStringLiteral("✓") : QStringLiteral("✗"));
     if (!s->scoresMaskAgree) check += tr(" — the masked cells differ");
+    if (m_stage == PipelineStage::Heads) {
+        // This stage's own check: every head of the layer against the engine's attention().
+        const bool headsOk = s->maxErrHeadOutputs >= 0 && s->maxErrHeadOutputs <= kCheckTolerance;
+        check = s->maxErrHeadOutputs < 0
+                    ? tr("Check: not available for this model (soft-capped scores).")
+                    : tr("Check: the %1 heads' outputs recomputed in fp64 at the model's own settings vs the engine's "
+                         "attention() on the same Q, K, V: max |Δ| = %2 %3")
+                          .arg(s->heads).arg(QString::number(s->maxErrHeadOutputs, 'e', 1),
+                                             headsOk ? QStringLiteral("✓") : QStringLiteral("✗"));
+        check += s->wo.empty() ? tr(". This model has no W_O to show.") : tr(". W_O and b_O are the checkpoint's.");
+    }
     if (!s->settings.scale || s->settings.temperature != 1.0)
         check += tr(". The stages above use your settings, not the model's.");
     m_check->setText(check);
