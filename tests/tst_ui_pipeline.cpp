@@ -225,6 +225,12 @@ void TestPipeline::scalingToggleInView()
         QVERIFY(std::abs(snap->stages.weights[0] - expected) < 1e-12);
     }
     QVERIFY(on->stages.dot == off->stages.dot);   // the same Q, K; only the factor changed
+    // The √d_k plot's squares: the spread of this head's own q·k over its allowed cells (bidirectional: all 4).
+    const auto &d = on->stages.dot;
+    const double mean = (d[0] + d[1] + d[2] + d[3]) / 4;
+    const double sd = std::sqrt(((d[0] - mean) * (d[0] - mean) + (d[1] - mean) * (d[1] - mean) + (d[2] - mean) * (d[2] - mean) +
+                                 (d[3] - mean) * (d[3] - mean)) / 4);
+    QVERIFY(std::abs(on->dotStd - sd) < 1e-12);
     // The check still compares the model's own setting and says the stages use other settings.
     QVERIFY(off->maxErrWeights < 1e-5);
     QVERIFY(f.view->checkText().contains(QStringLiteral("not the model's")));

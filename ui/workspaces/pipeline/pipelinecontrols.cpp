@@ -24,9 +24,16 @@ ScoreSpreadPlot::ScoreSpreadPlot(QWidget *parent) : QWidget(parent), m_spread(sc
                   "samples per d_k). Without scaling it grows like √d_k; divided by √d_k it stays near 1."));
 }
 
-void ScoreSpreadPlot::setMarkedDk(int dk)
+void ScoreSpreadPlot::setMarkedDk(int dk, double dotStd)
 {
     m_marked = dk;
+    m_dotStd = dotStd;
+    setToolTip(tr("Standard deviation of q·k for random q, k whose entries have mean 0 and variance 1 (4,000 "
+                  "samples per d_k). Without scaling it grows like √d_k; divided by √d_k it stays near 1.") +
+               (dotStd > 0 ? tr(" The squares: this head's own q·k (std %1) and q·k/√%2 (std %3); its entries are not "
+                                "unit-variance, so it need not sit on the curves.")
+                                 .arg(dotStd, 0, 'g', 3).arg(dk).arg(dotStd / std::sqrt(double(dk)), 0, 'g', 3)
+                           : QString()));
     update();
 }
 
@@ -80,6 +87,20 @@ void ScoreSpreadPlot::paintEvent(QPaintEvent *)
     };
     curve(m_spread.stdRaw, QColor(0xd6, 0x60, 0x4d), tr("q·k  (≈ √d_k)"), area.top() + 2);
     curve(m_spread.stdScaled, QColor(0x43, 0x93, 0xc3), tr("q·k / √d_k  (≈ 1)"), area.top() + 16);
+    if (m_marked > 0 && m_dotStd > 0) {
+        // This head's own numbers at its d_k: squares in the curves' colours (clipped to the plot's range).
+        const auto square = [&](double sd, QColor c) {
+            const QPointF q = pt(m_marked, std::min(sd, 32.0));
+            p.setPen(QPen(text, 1));
+            p.setBrush(c);
+            p.drawRect(QRectF(q.x() - 4, q.y() - 4, 8, 8));
+        };
+        square(m_dotStd, QColor(0xd6, 0x60, 0x4d));
+        square(m_dotStd / std::sqrt(double(m_marked)), QColor(0x43, 0x93, 0xc3));
+        p.setPen(text);
+        p.drawText(QRectF(area.left() + 4, area.bottom() - 16, area.width() - 8, 14), Qt::AlignRight,
+                   tr("■ this head: std %1 → %2").arg(m_dotStd, 0, 'g', 3).arg(m_dotStd / std::sqrt(double(m_marked)), 0, 'g', 3));
+    }
 }
 
 PipelineControls::PipelineControls(QWidget *parent) : QWidget(parent)
@@ -189,7 +210,7 @@ void PipelineControls::showSnapshot(const PipelineSnapshot &s)
     m_positional->setToolTip(s.canDropPositions ? m_positional->toolTip()
                                                 : tr("This model has no positional information to drop."));
     m_mask->setItemText(0, s.modelCausal ? tr("model's (causal)") : tr("model's (bidirectional)"));
-    m_spread->setMarkedDk(s.dHead);
+    m_spread->setMarkedDk(s.dHead, s.dotStd);
     const auto row = [](const QString &name, const Saturation &x, bool current) {
         const QString cell = current ? QStringLiteral("<td><b>%1</b></td>") : QStringLiteral("<td>%1</td>");
         return QStringLiteral("<tr><td>%1</td>").arg(name) + cell.arg(x.meanMaxWeight, 0, 'f', 3) +

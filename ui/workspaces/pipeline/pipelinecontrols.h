@@ -21,7 +21,8 @@ class ScoreSpreadPlot : public QWidget {
     Q_OBJECT
 public:
     explicit ScoreSpreadPlot(QWidget *parent = nullptr);
-    void setMarkedDk(int dk);
+    // The head on screen: its d_k, and the standard deviation of its own q·k (drawn raw and ÷√d_k at that d_k).
+    void setMarkedDk(int dk, double dotStd = 0.0);
     const ScoreSpread &spread() const { return m_spread; }
     QSize sizeHint() const override { return {280, 170}; }
 
@@ -31,6 +32,7 @@ protected:
 private:
     ScoreSpread m_spread;
     int m_marked = 0;
+    double m_dotStd = 0.0;
 };
 
 class PipelineControls : public QWidget {

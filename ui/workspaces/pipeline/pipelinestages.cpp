@@ -272,6 +272,20 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
                                                   st.temperature);
     snap->withScale = saturation(scaled.weights, n);
     snap->withoutScale = saturation(unscaled.weights, n);
+    {
+        double sum = 0.0, sum2 = 0.0;
+        std::size_t count = 0;
+        for (std::size_t c = 0; c < N * N; ++c) {
+            if (std::isinf(snap->bias[c])) continue;
+            sum += snap->stages.dot[c];
+            sum2 += snap->stages.dot[c] * snap->stages.dot[c];
+            ++count;
+        }
+        if (count > 1) {
+            const double mean = sum / double(count);
+            snap->dotStd = std::sqrt(std::max(0.0, sum2 / double(count) - mean * mean));
+        }
+    }
 
     // The multi-head step: every head of the layer with the same settings (its own ALiBi slope), side by side.
     const std::size_t H = std::size_t(cfg.heads), HK = std::size_t(lq.k.shape[1]);

@@ -83,6 +83,7 @@ struct PipelineSnapshot : Snapshot {
     std::vector<double> bias;     // [n, n]
     HeadStages stages;
     Saturation withScale, withoutScale;   // the same scores with and without ÷√d_k (at this temperature)
+    double dotStd = 0.0;          // standard deviation of this head's q·k over the allowed cells (the √d_k plot)
 
     // The multi-head step, every head of the layer with these settings: Y_h = P_h V_h side by side as
     // concat [n, H·d_k] (head h in columns h·d_k …), W_O [H·d_k, d_model] from the checkpoint (with b_O), and the

@@ -220,8 +220,8 @@ void PipelineView::buildUi()
     m_controlsScroll = new QScrollArea;
     m_controlsScroll->setWidget(m_controls);
     m_controlsScroll->setWidgetResizable(true);
-    m_controlsScroll->setMinimumWidth(330);
     split->addWidget(m_controlsScroll);
+    fitControlsWidth();
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);
     outer->addWidget(split, 1);
@@ -244,15 +244,7 @@ QAbstractButton *PipelineView::stageButton(PipelineStage stage) const
 void PipelineView::changeEvent(QEvent *event)
 {
     Workspace::changeEvent(event);
-    if (event->type() == QEvent::FontChange && m_controlsScroll) {
-        // Larger type (presentation mode): the side panel is given the width its controls now need, so they do not
-        // scroll sideways; the splitter moves, no minimum width grows (the window must still fit 1280×720).
-        const int want = m_controls->minimumSizeHint().width() + m_controlsScroll->verticalScrollBar()->sizeHint().width() + 4;
-        if (auto *split = qobject_cast<QSplitter *>(m_controlsScroll->parentWidget()); split && m_controlsScroll->width() < want) {
-            const int total = split->width();
-            if (total > want + 400) split->setSizes({total - want, want});
-        }
-    }
+    if (event->type() == QEvent::FontChange) fitControlsWidth();
     if (event->type() != QEvent::PaletteChange || !m_stageButtons) return;
     for (QAbstractButton *b : m_stageButtons->buttons()) {
         b->setStyleSheet(QString());
@@ -401,6 +393,16 @@ void PipelineView::setStage(PipelineStage stage)
     m_stage = stage;
     showStage();
     emit figureChanged();
+}
+
+void PipelineView::fitControlsWidth()
+{
+    // The side panel takes the width its controls need at the current type (presentation mode's larger one too),
+    // with room for its vertical scroll bar, so that they never scroll sideways.
+    if (!m_controlsScroll) return;
+    const int want = m_controls->minimumSizeHint().width() + m_controlsScroll->verticalScrollBar()->sizeHint().width() +
+                     2 * m_controlsScroll->frameWidth();
+    m_controlsScroll->setMinimumWidth(std::max(330, want));
 }
 
 bool PipelineView::isPlaying() const

@@ -81,6 +81,7 @@ protected:
 
 private:
     void buildUi();
+    void fitControlsWidth();
     void showStage();
     void onControlsChanged();
 
