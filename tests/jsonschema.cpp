@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonschema.h"
 
+#include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <algorithm>
 #include <cmath>
@@ -94,6 +96,16 @@ QStringList validateJsonSchema(const QJsonValue &instance, const QJsonObject &sc
     Checker checker(schema);
     checker.check(instance, schema, QString());
     return checker.errors;
+}
+
+QJsonObject readValidatedJson(const QString &path, const QString &schemaPath)
+{
+    QFile file(path), schemaFile(schemaPath);
+    if (!file.open(QIODevice::ReadOnly) || !schemaFile.open(QIODevice::ReadOnly)) return {};
+    const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+    const QStringList problems = validateJsonSchema(doc, QJsonDocument::fromJson(schemaFile.readAll()).object());
+    if (!problems.isEmpty()) qWarning("%s", qPrintable(problems.join(QLatin1Char('\n'))));
+    return problems.isEmpty() ? doc : QJsonObject();
 }
 
 } // namespace attn::test

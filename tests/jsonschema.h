@@ -15,4 +15,8 @@ namespace attn::test {
 // Every violation as "path: what", e.g. "/attention/0/1: type is string, expected array|null". Empty: valid.
 QStringList validateJsonSchema(const QJsonValue &instance, const QJsonObject &schema);
 
+// The JSON object in the file at `path`, checked against the schema file `schemaPath`; empty when either cannot
+// be read or the document violates the schema (each violation is printed as a warning).
+QJsonObject readValidatedJson(const QString &path, const QString &schemaPath);
+
 } // namespace attn::test

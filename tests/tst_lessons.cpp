@@ -150,8 +150,7 @@ bool openLesson(const QString &id, OpenedLesson &o, QString *error)
 // statements, so a statement cannot be added without its check.
 void TestLessons::lessonClaims_data()
 {
-    QTest::addColumn<QString>("id");
-    for (const Lesson &l : loadLessons()) QTest::addRow("%s", qPrintable(l.id)) << l.id;
+    bundledLesson_data();   // every bundled lesson, by id
 }
 
 void TestLessons::lessonClaims()

@@ -25,21 +25,6 @@
 
 using namespace attnui;
 
-namespace {
-
-// A document written by Export Data, checked against its schema in docs/schema; empty on any failure.
-QJsonObject readValidated(const QString &path, const char *schemaName)
-{
-    QFile file(path), schemaFile(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/") + QLatin1String(schemaName));
-    if (!file.open(QIODevice::ReadOnly) || !schemaFile.open(QIODevice::ReadOnly)) return {};
-    const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
-    const QStringList problems = attn::test::validateJsonSchema(doc, QJsonDocument::fromJson(schemaFile.readAll()).object());
-    if (!problems.isEmpty()) qWarning("%s", qPrintable(problems.join(QLatin1Char('\n'))));
-    return problems.isEmpty() ? doc : QJsonObject();
-}
-
-} // namespace
-
 class TestUiMasks : public QObject {
     Q_OBJECT
 private slots:
@@ -395,7 +380,8 @@ void TestUiMasks::exportDataWritesTheMasksDocument()
     QTemporaryDir dir;
     QString error;
     QVERIFY2(view.exportData(dir.filePath(QStringLiteral("masks.json")), &error), qPrintable(error));
-    const QJsonObject doc = readValidated(dir.filePath(QStringLiteral("masks.json")), "masks.schema.json");
+    const QJsonObject doc = attn::test::readValidatedJson(dir.filePath(QStringLiteral("masks.json")),
+                                                          QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/masks.schema.json"));
     QVERIFY(!doc.isEmpty());
     QCOMPARE(doc.value("kind").toString(), QStringLiteral("masks"));
     const int L = s.length();
