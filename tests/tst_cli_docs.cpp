@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The attnscope-cli examples of README.md and docs/cli.md: on a bundled model each text is made of words the model
+// The attnscope-cli examples of README.md and docs/cli.md, and sample_models/README.md against the model cards: on a bundled model each text is made of words the model
 // was trained on (every word occurs in its examples.json or rationales.json, texts from its training
 // distribution), and each example runs as written, from the source tree, with its outputs redirected into a
 // temporary folder. Not run here: bench (timings, a GPU; the benchmarks cover it), and the dataset runs of the
@@ -87,6 +87,7 @@ class TestCliDocs : public QObject {
 private slots:
     void examples_data();
     void examples();
+    void sampleModelsReadmeAgreesWithTheCards();
 };
 
 void TestCliDocs::examples_data()
@@ -137,6 +138,29 @@ void TestCliDocs::examples()
     QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0, qPrintable(line + QStringLiteral("\n") + err));
     if (files.isEmpty()) QVERIFY2(!process.readAllStandardOutput().isEmpty(), qPrintable(line));
     for (const QString &f : files) QVERIFY2(QFileInfo(f).size() > 0, qPrintable(f));
+}
+
+// sample_models/README.md quotes each model's results: every number in a model's row is in that model's card.
+void TestCliDocs::sampleModelsReadmeAgreesWithTheCards()
+{
+    QFile index(QStringLiteral(ATTNSCOPE_SOURCE_DIR "/sample_models/README.md"));
+    QVERIFY(index.open(QIODevice::ReadOnly | QIODevice::Text));
+    int rows = 0;
+    static const QRegularExpression row(QStringLiteral("^\\| `([a-z0-9-]+)/` \\|(.*)$"));
+    static const QRegularExpression number(QStringLiteral("\\d+\\.\\d+"));
+    for (const QString &line : QString::fromUtf8(index.readAll()).split(QLatin1Char('\n'))) {
+        const QRegularExpressionMatch m = row.match(line);
+        if (!m.hasMatch()) continue;
+        QFile card(QStringLiteral(ATTNSCOPE_SOURCE_DIR "/sample_models/") + m.captured(1) + QStringLiteral("/README.md"));
+        QVERIFY2(card.open(QIODevice::ReadOnly | QIODevice::Text), qPrintable(m.captured(1)));
+        const QString text = QString::fromUtf8(card.readAll());
+        for (auto it = number.globalMatch(m.captured(2)); it.hasNext();) {
+            const QString n = it.next().captured();
+            QVERIFY2(text.contains(n), qPrintable(QStringLiteral("%1: %2 is not in its model card").arg(m.captured(1), n)));
+        }
+        ++rows;
+    }
+    QVERIFY2(rows >= 4, "sample_models/README.md lost its table of models");
 }
 
 QTEST_GUILESS_MAIN(TestCliDocs)
