@@ -18,10 +18,12 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QJsonArray>
 #include <QSlider>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTableWidget>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -85,6 +87,8 @@ private slots:
     void stepping();
     void playWalksThroughTheStages();
     void multiHeadStep();
+    void toyByHand();
+    void toySession();
     void clickerKeysStepWhereverTheFocusIs();
     void stageLabelsFollowTheTheme();
     void tablesAndHeatmaps();
@@ -354,6 +358,84 @@ void TestPipeline::multiHeadStep()
     QCOMPARE(f.view->panels().at(2)->matrix().cols, DM);
     QVERIFY2(f.view->checkText().contains(QStringLiteral("✓")), qPrintable(f.view->checkText()));
     QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage::Heads));
+}
+
+// The toy: two tokens, d_model 2, d_k 1, numbers chosen so that every stage is worked out by hand, and a number
+// typed into the table changes the stages.
+void TestPipeline::toyByHand()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he"));
+    f.run(PipelineSettings{});
+    f.view->show();   // edits run after a debounce, and a hidden workspace holds its runs
+    ToyHead t;
+    t.n = 2, t.dModel = 2, t.dHead = 1;
+    t.x = {1, 0,
+           0, 2};
+    t.wq = {1, 1};   // q = x0 + x1: q0 = 1, q1 = 2
+    t.wk = {2, 0};   // k = 2·x0: k0 = 2, k1 = 0
+    t.wv = {0, 1};   // v = x1: v0 = 0, v1 = 2
+    f.view->setToy(t);
+    QVERIFY(f.view->isToy());
+    QVERIFY(f.view->runner()->waitForIdle());
+    QTRY_VERIFY(f.view->snapshot() && f.view->snapshot()->toy);
+    auto s = f.view->snapshot();
+    QCOMPARE(s->q, (std::vector<double>{1, 2}));
+    QCOMPARE(s->k, (std::vector<double>{2, 0}));
+    QCOMPARE(s->v, (std::vector<double>{0, 2}));
+    QCOMPARE(s->stages.dot, (std::vector<double>{2, 0, 4, 0}));   // S_ij = q_i k_j
+    // d_k = 1: ÷√1 changes nothing; bidirectional: P_00 = e²/(e² + 1), P_10 = e⁴/(e⁴ + 1); Y_i = 2·P_i1.
+    const double p00 = std::exp(2.0) / (std::exp(2.0) + 1), p10 = std::exp(4.0) / (std::exp(4.0) + 1);
+    QVERIFY(std::abs(s->stages.weights[0] - p00) < 1e-12);
+    QVERIFY(std::abs(s->stages.weights[2] - p10) < 1e-12);
+    QVERIFY(std::abs(s->stages.output[0] - 2 * (1 - p00)) < 1e-12);
+    QVERIFY(std::abs(s->stages.output[1] - 2 * (1 - p10)) < 1e-12);
+    QVERIFY(s->maxErrWeights < 1e-6 && s->maxErrHeadOutputs < 1e-6);   // the engine agrees
+    QVERIFY2(f.view->checkText().contains(QStringLiteral("✓")), qPrintable(f.view->checkText()));
+    QVERIFY(f.view->figureCaption().contains(QStringLiteral("your toy head")));
+    // Typing into W_K's table: k1 = 2·x1[0] + 3·x1[1] = 6, so S_01 = q0·k1 = 6.
+    ToyEditor *editor = f.view->controls()->toyEditor();
+    editor->matrixBox()->setCurrentIndex(2);
+    QCOMPARE(editor->table()->rowCount(), 2);
+    editor->table()->item(1, 0)->setText(QStringLiteral("3"));
+    QTRY_VERIFY_WITH_TIMEOUT(f.view->snapshot()->k == (std::vector<double>{2, 6}), 5000);
+    QCOMPARE(f.view->snapshot()->stages.dot[1], 6.0);
+    // Not a number: the cell shows its value again, nothing runs.
+    editor->table()->item(1, 0)->setText(QStringLiteral("abc"));
+    QCOMPARE(editor->table()->item(1, 0)->text(), QStringLiteral("3"));
+    // A larger toy keeps the numbers it had; off again, the model's head is back.
+    editor->findChildren<QSpinBox *>().first()->setValue(3);
+    QTRY_VERIFY_WITH_TIMEOUT(f.view->snapshot()->n == 3, 5000);
+    QCOMPARE(f.view->snapshot()->x[0], 1.0);
+    editor->setChecked(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!f.view->snapshot()->toy, 10000);
+}
+
+void TestPipeline::toySession()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he"));
+    f.run(PipelineSettings{});
+    f.view->setToy(ToyHead::example());
+    const QJsonObject state = f.view->sessionState();
+    QVERIFY(state.value(QStringLiteral("toy")).isObject());
+    Fixture g(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he"));
+    QString error;
+    QVERIFY2(g.view->restoreSessionState(state, &error), qPrintable(error));
+    QVERIFY(g.view->isToy());
+    QCOMPARE(g.view->controls()->toyEditor()->toy(), ToyHead::example());
+    QCOMPARE(g.view->sessionState(), state);
+    // Bad toys are refused with the field named, and nothing changes.
+    QJsonObject bad = state;
+    QJsonObject toy = bad.value(QStringLiteral("toy")).toObject();
+    toy.insert(QStringLiteral("n"), 9);
+    bad.insert(QStringLiteral("toy"), toy);
+    QVERIFY(!g.view->restoreSessionState(bad, &error));
+    QVERIFY2(error.startsWith(QStringLiteral("toy: n")), qPrintable(error));
+    toy.insert(QStringLiteral("n"), 3);
+    toy.insert(QStringLiteral("w_q"), QJsonArray{1, 2});
+    bad.insert(QStringLiteral("toy"), toy);
+    QVERIFY(!g.view->restoreSessionState(bad, &error));
+    QVERIFY2(error.contains(QStringLiteral("w_q")), qPrintable(error));
+    QCOMPARE(g.view->sessionState(), state);
 }
 
 // The luma (Rec. 601) of the pixel of `image` farthest from `background`'s: the label's text.

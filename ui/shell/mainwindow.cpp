@@ -424,6 +424,9 @@ void MainWindow::setTheme(Theme theme)
 {
     m_theme = theme;
     applyTheme(theme);
+    // QApplication::setStyle gives the application its style's font again: keep presentation mode's large type
+    // (a session opened in presentation mode sets its theme).
+    if (m_presentation) setApplicationFont(presentationFont());
     for (QAction *a : m_themeGroup->actions()) a->setChecked(a->data().toInt() == int(theme));
 }
 
@@ -478,15 +481,20 @@ void MainWindow::setPresentationMode(bool on)
     m_tabs->tabBar()->setFont(on ? m_normalFont : QFont());
     // Large type for every widget (the plots follow their font) and thick plot lines.
     setPresentationStyle(on);
-    QFont font = m_normalFont;
-    if (on) font.setPointSizeF(std::max(14.0, m_normalFont.pointSizeF() * 1.6));
-    setApplicationFont(font);   // titles, formulas and tables keep their ratio to it (kit/fontscale.h)
+    setApplicationFont(on ? presentationFont() : m_normalFont);   // titles, formulas and tables keep their ratio to it (kit/fontscale.h)
     if (on) {
         m_wasFullScreen = isFullScreen();
         showFullScreen();
     } else if (!m_wasFullScreen) {
         showNormal();
     }
+}
+
+QFont MainWindow::presentationFont() const
+{
+    QFont font = m_normalFont;
+    font.setPointSizeF(std::max(14.0, m_normalFont.pointSizeF() * 1.6));
+    return font;
 }
 
 QString MainWindow::presentationFolder() const

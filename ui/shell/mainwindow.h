@@ -86,6 +86,7 @@ public:
     bool isPresentationMode() const { return m_presentation; }
     void setPresentationMode(bool on);
     QString presentationFolder() const;
+    QFont presentationFont() const;   // the normal font × 1.6, at least 14 pt
     void setPresentationFolder(const QString &folder);
     QString exportPresentationFigure(QString *error = nullptr);   // the written path; empty on failure
 

@@ -6,11 +6,13 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
 #include <QPainterPath>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -103,10 +105,123 @@ void ScoreSpreadPlot::paintEvent(QPaintEvent *)
     }
 }
 
+ToyEditor::ToyEditor(QWidget *parent) : QGroupBox(tr("Toy: type your own numbers"), parent)
+{
+    setCheckable(true);
+    setChecked(false);
+    setToolTip(tr("Checked: the stages show a head whose X, W_Q, W_K and W_V you type (up to %1 tokens and %1 "
+                  "dimensions) instead of the model's head").arg(kToyMax));
+    auto *form = new QFormLayout(this);
+    auto *sizes = new QHBoxLayout;
+    const auto spin = [&](const QString &prefix, int value) {
+        auto *b = new QSpinBox;
+        b->setRange(1, kToyMax);
+        b->setPrefix(prefix);
+        b->setValue(value);
+        sizes->addWidget(b);
+        return b;
+    };
+    m_n = spin(tr("n "), m_toy.n);
+    m_d = spin(tr("d_model "), m_toy.dModel);
+    m_dk = spin(tr("d_k "), m_toy.dHead);
+    form->addRow(sizes);
+    m_matrix = new QComboBox;
+    m_matrix->addItem(tr("X  (n × d_model)"));
+    m_matrix->addItem(tr("W_Q  (d_model × d_k)"));
+    m_matrix->addItem(tr("W_K  (d_model × d_k)"));
+    m_matrix->addItem(tr("W_V  (d_model × d_k)"));
+    form->addRow(tr("Edit"), m_matrix);
+    m_table = new QTableWidget;
+    m_table->setToolTip(tr("Type a number into a cell; every stage follows"));
+    form->addRow(m_table);
+    for (QSpinBox *b : {m_n, m_d, m_dk})
+        connect(b, &QSpinBox::valueChanged, this, [this] {
+            m_toy.resize(m_n->value(), m_d->value(), m_dk->value());
+            fillTable();
+            emit edited();
+        });
+    connect(m_matrix, &QComboBox::currentIndexChanged, this, &ToyEditor::fillTable);
+    connect(this, &QGroupBox::toggled, this, &ToyEditor::showContents);
+    showContents(false);
+    connect(m_table, &QTableWidget::cellChanged, this, [this](int row, int col) {
+        std::vector<double> *m = current();
+        const int cols = m_table->columnCount();
+        bool ok = false;
+        const double value = m_table->item(row, col)->text().trimmed().replace(QLatin1Char(','), QLatin1Char('.')).toDouble(&ok);
+        const std::size_t k = std::size_t(row * cols + col);
+        if (!ok || !std::isfinite(value) || std::abs(value) > 1e6 || k >= m->size()) {
+            fillTable();   // not a number: the cell shows its old value again
+            return;
+        }
+        (*m)[k] = value;
+        emit edited();
+    });
+    fillTable();
+}
+
+void ToyEditor::showContents(bool on)
+{
+    // Unchecked, only the title line: the side panel keeps its room for the model's head.
+    for (QWidget *w : findChildren<QWidget *>(Qt::FindDirectChildrenOnly)) w->setVisible(on);
+}
+
+void ToyEditor::setActive(bool on)
+{
+    const QSignalBlocker block(this);
+    setChecked(on);
+    showContents(on);
+}
+
+void ToyEditor::setToy(const ToyHead &toy)
+{
+    m_toy = toy;
+    const QSignalBlocker b1(m_n), b2(m_d), b3(m_dk);
+    m_n->setValue(toy.n);
+    m_d->setValue(toy.dModel);
+    m_dk->setValue(toy.dHead);
+    fillTable();
+}
+
+std::vector<double> *ToyEditor::current()
+{
+    switch (m_matrix->currentIndex()) {
+    case 1: return &m_toy.wq;
+    case 2: return &m_toy.wk;
+    case 3: return &m_toy.wv;
+    default: return &m_toy.x;
+    }
+}
+
+void ToyEditor::fillTable()
+{
+    const QSignalBlocker block(m_table);
+    const bool isX = m_matrix->currentIndex() == 0;
+    const int rows = isX ? m_toy.n : m_toy.dModel, cols = isX ? m_toy.dModel : m_toy.dHead;
+    const std::vector<double> &m = *current();
+    m_table->setRowCount(rows);
+    m_table->setColumnCount(cols);
+    QStringList rowLabels;
+    for (int r = 0; r < rows; ++r) rowLabels << (isX ? QStringLiteral("t%1").arg(r) : QString::number(r));
+    m_table->setVerticalHeaderLabels(rowLabels);
+    QStringList colLabels;   // counted from 0, like every index in AttnScope
+    for (int c = 0; c < cols; ++c) colLabels << QString::number(c);
+    m_table->setHorizontalHeaderLabels(colLabels);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            m_table->setItem(r, c, new QTableWidgetItem(QString::number(m[std::size_t(r * cols + c)], 'g', 6)));
+    m_table->resizeColumnsToContents();
+    // As tall as its rows (at most kToyMax), no empty space under them.
+    int height = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth() + 2;
+    for (int r = 0; r < rows; ++r) height += m_table->rowHeight(r);
+    m_table->setFixedHeight(height);
+}
+
 PipelineControls::PipelineControls(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    m_toy = new ToyEditor;
+    layout->addWidget(m_toy);
     auto *box = new QGroupBox(tr("Try changing"));
     auto *form = new QFormLayout(box);
     m_scale = new QCheckBox(tr("divide scores by √d_k"));

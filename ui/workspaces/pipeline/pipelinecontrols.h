@@ -2,10 +2,11 @@
 #pragma once
 // The Pipeline workspace's side panel: the toggles (÷√d_k on/off, temperature, mask, positional encoding), what
 // they do to softmax (mean largest weight and entropy per row, with and without scaling), and a small plot of
-// the spread of q·k against d_k for random vectors — the reason for ÷√d_k.
+// the spread of q·k against d_k for random vectors — the reason for ÷√d_k; and the toy's numbers to type.
 
 #include "workspaces/pipeline/pipelinestages.h"
 
+#include <QGroupBox>
 #include <QWidget>
 
 class QCheckBox;
@@ -13,6 +14,7 @@ class QComboBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
+class QTableWidget;
 
 namespace attnui {
 
@@ -35,6 +37,32 @@ private:
     double m_dotStd = 0.0;
 };
 
+// The toy's numbers: n, d_model and d_k (1 … kToyMax), and one editable table for X, W_Q, W_K or W_V. A
+// checkable group: checked, the Pipeline shows the toy instead of the model's head.
+class ToyEditor : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit ToyEditor(QWidget *parent = nullptr);
+    ToyHead toy() const { return m_toy; }
+    void setToy(const ToyHead &toy);           // emits nothing
+    void setActive(bool on);                   // checked or not, emits nothing
+    QTableWidget *table() const { return m_table; }
+    QComboBox *matrixBox() const { return m_matrix; }
+
+signals:
+    void edited();                             // a number or a size changed
+
+private:
+    std::vector<double> *current();
+    void showContents(bool on);
+    void fillTable();
+
+    ToyHead m_toy = ToyHead::example();
+    QSpinBox *m_n = nullptr, *m_d = nullptr, *m_dk = nullptr;
+    QComboBox *m_matrix = nullptr;
+    QTableWidget *m_table = nullptr;
+};
+
 class PipelineControls : public QWidget {
     Q_OBJECT
 public:
@@ -50,6 +78,7 @@ public:
     QComboBox *maskBox() const { return m_mask; }
     QComboBox *positionalBox() const { return m_positional; }
     QLabel *saturationLabel() const { return m_saturation; }
+    ToyEditor *toyEditor() const { return m_toy; }
 
     static double temperatureFromSlider(int value);   // 10^(value/100): −100..100 → 0.1..10
     static int sliderFromTemperature(double t);
@@ -68,6 +97,7 @@ private:
     QComboBox *m_positional = nullptr;
     QLabel *m_saturation = nullptr;
     ScoreSpreadPlot *m_spread = nullptr;
+    ToyEditor *m_toy = nullptr;
 };
 
 } // namespace attnui

@@ -352,6 +352,105 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
     return std::shared_ptr<Snapshot>(std::move(snap));
 }
 
+ToyHead ToyHead::example()
+{
+    ToyHead t;
+    t.x = {1, 0, 1,
+           0, 2, 0,
+           1, 1, 0};
+    t.wq = {1, 0,
+            0, 1,
+            1, 1};
+    t.wk = {0, 1,
+            1, 0,
+            1, 1};
+    t.wv = {1, 0,
+            0, 1,
+            1, -1};
+    return t;
+}
+
+void ToyHead::resize(int newN, int newD, int newDk)
+{
+    const auto remap = [](const std::vector<double> &m, int rows, int cols, int newRows, int newCols) {
+        std::vector<double> out(std::size_t(newRows) * std::size_t(newCols), 0.0);
+        for (int r = 0; r < std::min(rows, newRows); ++r)
+            for (int c = 0; c < std::min(cols, newCols); ++c)
+                if (std::size_t(r * cols + c) < m.size()) out[std::size_t(r * newCols + c)] = m[std::size_t(r * cols + c)];
+        return out;
+    };
+    x = remap(x, n, dModel, newN, newD);
+    wq = remap(wq, dModel, dHead, newD, newDk);
+    wk = remap(wk, dModel, dHead, newD, newDk);
+    wv = remap(wv, dModel, dHead, newD, newDk);
+    n = newN, dModel = newD, dHead = newDk;
+}
+
+attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &t, const PipelineSettings &st)
+{
+    using attn::Status;
+    for (const auto &[name, v] : {std::pair{"n", t.n}, std::pair{"d_model", t.dModel}, std::pair{"d_k", t.dHead}})
+        if (v < 1 || v > kToyMax) return Status::invalid(std::string("toy.") + name + ": must be 1 … " + std::to_string(kToyMax));
+    const std::size_t N = std::size_t(t.n), DM = std::size_t(t.dModel), D = std::size_t(t.dHead);
+    if (t.x.size() != N * DM || t.wq.size() != DM * D || t.wk.size() != DM * D || t.wv.size() != DM * D)
+        return Status::invalid("toy: the matrices do not have the sizes n, d_model and d_k say");
+    auto snap = std::make_shared<PipelineSnapshot>();
+    snap->toy = true;
+    snap->settings = st;
+    snap->settings.layer = snap->settings.head = 0;
+    snap->modelName = tr("your toy head");
+    for (std::size_t i = 0; i < N; ++i) snap->tokens << QStringLiteral("t%1").arg(i);
+    snap->n = t.n;
+    snap->dModel = t.dModel;
+    snap->dHead = t.dHead;
+    snap->layers = snap->heads = 1;
+    snap->positionalName = tr("none");
+    snap->backend = "fp64 (here) + reference";
+    snap->x = t.x;
+    const auto project = [&](const std::vector<double> &w) {
+        std::vector<double> out(N * D, 0.0);
+        for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t r = 0; r < DM; ++r)
+                for (std::size_t c = 0; c < D; ++c) out[i * D + c] += t.x[i * DM + r] * w[r * D + c];
+        return out;
+    };
+    snap->q = project(t.wq);
+    snap->k = project(t.wk);
+    snap->v = project(t.wv);
+    attn::MaskSpec mask;
+    switch (st.mask) {
+    case PipelineSettings::Mask::Model:
+    case PipelineSettings::Mask::Bidirectional: break;
+    case PipelineSettings::Mask::Causal: mask.causal = true; break;
+    case PipelineSettings::Mask::Window: mask = attn::MaskSpec::slidingWindow(st.window, false); break;
+    }
+    snap->bias.assign(N * N, 0.0);
+    for (int i = 0; i < t.n; ++i)
+        for (int j = 0; j < t.n; ++j) snap->bias[std::size_t(i) * N + std::size_t(j)] = double(attn::maskBias(mask, 0, 0, i, j, t.n, t.n));
+    snap->modelFactor = 1.0 / std::sqrt(double(t.dHead));
+    snap->factor = st.scale ? snap->modelFactor : 1.0;
+    snap->stages = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, t.n, t.dHead, snap->factor, st.temperature);
+    snap->withScale = saturation(computeHeadStages(snap->q, snap->k, snap->v, snap->bias, t.n, t.dHead, snap->modelFactor, st.temperature).weights, t.n);
+    snap->withoutScale = saturation(computeHeadStages(snap->q, snap->k, snap->v, snap->bias, t.n, t.dHead, 1.0, st.temperature).weights, t.n);
+    snap->concat = snap->stages.output;
+    // The check: the same Q, K, V (rounded to fp32) through the engine's attention() at scale 1/√d_k, T = 1.
+    const HeadStages own = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, t.n, t.dHead, snap->modelFactor, 1.0);
+    attn::Tensor q(attn::Shape4{1, 1, std::int64_t(N), std::int64_t(D)}), k = q, v = q;
+    for (std::size_t e = 0; e < N * D; ++e) q.values[e] = float(snap->q[e]), k.values[e] = float(snap->k[e]), v.values[e] = float(snap->v[e]);
+    attn::AttentionOptions ao;
+    ao.backend = attn::Backend::Reference;
+    ao.scale = float(snap->modelFactor);
+    ao.weights = attn::WeightsRequest::all();
+    auto engine = attn::attention(q.view(), k.view(), v.view(), mask, ao);
+    if (!engine) return engine.status();
+    for (std::size_t c = 0; c < N * N; ++c)
+        snap->maxErrWeights = std::max(snap->maxErrWeights, std::abs(own.weights[c] - double(engine->weights.at(0).P[c])));
+    snap->maxErrHeadOutputs = 0.0;
+    for (std::size_t e = 0; e < N * D; ++e)
+        snap->maxErrHeadOutputs = std::max(snap->maxErrHeadOutputs, std::abs(own.output[e] - double(engine->out.values[e])));
+    return std::shared_ptr<Snapshot>(std::move(snap));
+}
+
 ScoreSpread scoreSpreadByDk(int samples, unsigned seed)
 {
     ScoreSpread s;

@@ -95,7 +95,21 @@ struct PipelineSnapshot : Snapshot {
     double maxErrWeights = 0.0;   // |fp64 softmax − engine's captured weights| at the model's own settings
     double maxErrScores = 0.0;    // |fp64 scaled + M − engine's captured scores|, over allowed cells
     bool scoresMaskAgree = true;  // the same cells are −inf in both
+    bool toy = false;             // the student's own numbers (runToyPipeline), not a model's
 };
+
+// The toy: one head whose numbers the student types, X [n, d_model] and W_Q, W_K, W_V [d_model, d_k] with n,
+// d_model, d_k in 1 … kToyMax. Its "model's own" mask is bidirectional; it has no positions and no W_O.
+constexpr int kToyMax = 8;
+struct ToyHead {
+    int n = 3, dModel = 3, dHead = 2;
+    std::vector<double> x, wq, wk, wv;
+    static ToyHead example();                      // 3 tokens, d_model 3, d_k 2, small integers
+    void resize(int n, int dModel, int dHead);     // keeps the entries that remain, new ones are 0
+    bool operator==(const ToyHead &) const = default;
+};
+// Every stage of the toy in fp64, and the check: the same Q, K, V through the engine's attention().
+attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &toy, const PipelineSettings &settings);
 
 // Opens nothing: `model` must be loaded. Validates settings against the model (names the field on failure).
 attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, const QString &text,

@@ -18,6 +18,7 @@
 #include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QJsonArray>
 #include <QJsonValue>
 #include <QLabel>
 #include <QRegularExpression>
@@ -232,6 +233,16 @@ void PipelineView::buildUi()
     connect(m_layer, &QSpinBox::valueChanged, this, [this] { m_settings.layer = indexOf(m_layer); scheduleRun(); });
     connect(m_head, &QSpinBox::valueChanged, this, [this] { m_settings.head = indexOf(m_head); scheduleRun(); });
     connect(m_controls, &PipelineControls::changed, this, &PipelineView::onControlsChanged);
+    // The toy: its numbers instead of the model's head; the layer, head and positions then mean nothing.
+    connect(m_controls->toyEditor(), &QGroupBox::toggled, this, [this](bool on) {
+        for (QWidget *w : {static_cast<QWidget *>(m_layer), static_cast<QWidget *>(m_head),
+                           static_cast<QWidget *>(m_controls->positionalBox())})
+            w->setEnabled(!on);
+        scheduleRun();
+    });
+    connect(m_controls->toyEditor(), &ToyEditor::edited, this, [this] {
+        if (isToy()) scheduleRun();
+    });
     m_controls->setFrom(m_settings);
     showStage();
 }
@@ -258,8 +269,10 @@ QString PipelineView::guide() const
               "forward pass: X, then Q, K and V, the scores QKᵀ, the scaling by √d_k, the mask, the softmax and Y = PV. "
               "It follows the model, text and head chosen in Explore.</p>"
               "<p>Step with ← / → or PageUp / PageDown (a presentation clicker sends these) or the buttons; ▶ Play (or "
-              "Space) walks through the stages on its own, slow, normal or fast, for a lecture. The controls on "
-              "the right switch the scaling off, change the softmax temperature, the mask or the positions, and every "
+              "Space) walks through the stages on its own, slow, normal or fast, for a lecture. The last stage, "
+              "⊕ · W_O, puts every head of the layer side by side and projects them with W_O. Tick <i>Toy</i> on the "
+              "right to type your own X, W_Q, W_K and W_V (up to 8 tokens and 8 dimensions) and watch every stage "
+              "follow. The controls on the right switch the scaling off, change the softmax temperature, the mask or the positions, and every "
               "later stage follows.</p>"
               "<p>Try: untick the √d_k scaling on a head with large scores and watch the softmax become sharper.</p>");
 }
@@ -280,6 +293,12 @@ QString PipelineView::figureCaption() const
 {
     if (!m_snapshot) return {};
     const PipelineSettings &s = m_snapshot->settings;
+    if (m_snapshot->toy)
+        return tr("%1 (n %2, d_model %3, d_k %4) · stage %5 · %6 · T = %7 · mask %8")
+            .arg(m_snapshot->modelName).arg(m_snapshot->n).arg(m_snapshot->dModel).arg(m_snapshot->dHead)
+            .arg(stageTitle(m_stage), s.scale ? tr("÷√d_k") : tr("no scaling"))
+            .arg(s.temperature, 0, 'g', 3)
+            .arg(s.mask == PipelineSettings::Mask::Window ? tr("window %1").arg(s.window) : maskName(s.mask));
     return tr("%1 · \"%2\" · %3 · stage %4 · %5 · T = %6 · mask %7 · positions %8")
         .arg(m_snapshot->modelName, m_snapshot->text, headName(s.layer, s.head), stageTitle(m_stage),
              s.scale ? tr("÷√d_k") : tr("no scaling"))
@@ -310,8 +329,29 @@ void PipelineView::setColorMap(ColorMap map)
     for (MatrixPanel *p : m_panels) p->setColorMap(map);
 }
 
+bool PipelineView::isToy() const
+{
+    return m_controls && m_controls->toyEditor()->isChecked();
+}
+
+void PipelineView::setToy(const ToyHead &toy, bool on)
+{
+    m_controls->toyEditor()->setToy(toy);
+    m_controls->toyEditor()->setActive(on);
+    for (QWidget *w : {static_cast<QWidget *>(m_layer), static_cast<QWidget *>(m_head),
+                       static_cast<QWidget *>(m_controls->positionalBox())})
+        w->setEnabled(!on);
+    rerun();
+}
+
 void PipelineView::submit()
 {
+    if (isToy()) {
+        const ToyHead toy = m_controls->toyEditor()->toy();
+        const PipelineSettings settings = m_settings;
+        runner()->submit([toy, settings](const JobContext &) { return runToyPipeline(toy, settings); });
+        return;
+    }
     const TextModelPtr model = subject()->model();
     const TextModelPtr fallback = m_fallback;
     QString text = subject()->text();
@@ -549,7 +589,14 @@ void PipelineView::showStage()
                         .arg(fmt(s->modelFactor), QString::number(s->maxErrWeights, 'e', 1),
                              QString::number(s->maxErrScores, 'e', 1), ok ? QStringLiteral("✓") : QStringLiteral("✗"));
     if (!s->scoresMaskAgree) check += tr(" — the masked cells differ");
-    if (m_stage == PipelineStage::Heads) {
+    if (s->toy) {
+        const bool toyOk = s->maxErrWeights <= kCheckTolerance && s->maxErrHeadOutputs <= kCheckTolerance;
+        check = tr("Check: these Q, K, V (in fp32) through the engine's attention() at scale 1/√%1, T = 1, vs the fp64 "
+                   "stages: max |Δ| = %2 (weights), %3 (outputs) %4")
+                    .arg(s->dHead).arg(QString::number(s->maxErrWeights, 'e', 1), QString::number(s->maxErrHeadOutputs, 'e', 1),
+                                       toyOk ? QStringLiteral("✓") : QStringLiteral("✗"));
+        if (m_stage == PipelineStage::Heads) check += tr(". The toy is one head with no W_O: its output is Y itself.");
+    } else if (m_stage == PipelineStage::Heads) {
         // This stage's own check: every head of the layer against the engine's attention().
         const bool headsOk = s->maxErrHeadOutputs >= 0 && s->maxErrHeadOutputs <= kCheckTolerance;
         check = s->maxErrHeadOutputs < 0
@@ -565,7 +612,31 @@ void PipelineView::showStage()
     m_check->setText(check);
 }
 
+namespace {
+
+QJsonArray toJson(const std::vector<double> &v)
+{
+    QJsonArray a;
+    for (double x : v) a.append(x);
+    return a;
+}
+
+} // namespace
+
 QJsonObject PipelineView::sessionState() const
+{
+    QJsonObject state = baseSessionState();
+    if (isToy()) {
+        const ToyHead t = m_controls->toyEditor()->toy();
+        state.insert(QStringLiteral("toy"), QJsonObject{{QStringLiteral("n"), t.n}, {QStringLiteral("d_model"), t.dModel},
+                                                        {QStringLiteral("d_k"), t.dHead}, {QStringLiteral("x"), toJson(t.x)},
+                                                        {QStringLiteral("w_q"), toJson(t.wq)}, {QStringLiteral("w_k"), toJson(t.wk)},
+                                                        {QStringLiteral("w_v"), toJson(t.wv)}});
+    }
+    return state;
+}
+
+QJsonObject PipelineView::baseSessionState() const
 {
     return {{QStringLiteral("layer"), m_settings.layer},
             {QStringLiteral("head"), m_settings.head},
@@ -582,7 +653,7 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
 {
     StateReader in(state, {QStringLiteral("layer"), QStringLiteral("head"), QStringLiteral("stage"), QStringLiteral("scale"),
                            QStringLiteral("temperature"), QStringLiteral("mask"), QStringLiteral("window"),
-                           QStringLiteral("positional")});
+                           QStringLiteral("positional"), QStringLiteral("toy")});
     PipelineSettings s = m_settings;
     PipelineStage stage = m_stage;
     // Layer and head are not checked against the current model: a session or lesson restores its state before
@@ -596,7 +667,7 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
     QString name;
     in.string(QStringLiteral("stage"), name);
     if (!name.isNull() && !stageFromName(name, &stage))
-        in.fail(QStringLiteral("stage"), tr("must be one of input, qkv, dot, scale, mask, softmax, output"));
+        in.fail(QStringLiteral("stage"), tr("must be one of input, qkv, dot, scale, mask, softmax, output, heads"));
     name = QString();
     in.string(QStringLiteral("mask"), name);
     if (!name.isNull() && !maskFromName(name, &s.mask))
@@ -605,8 +676,48 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
     in.choice(QStringLiteral("positional"), {QStringLiteral("model"), QStringLiteral("none")}, name);
     if (!name.isNull())
         s.positional = name == QLatin1String("none") ? PipelineSettings::Positional::None : PipelineSettings::Positional::Model;
+    // "toy": {n, d_model, d_k, x, w_q, w_k, w_v}, the matrices row-major; absent: the model's head.
+    std::optional<ToyHead> toy;
+    if (state.contains(QStringLiteral("toy"))) {
+        const QJsonObject t = state.value(QStringLiteral("toy")).toObject();
+        ToyHead h;
+        QString why;
+        if (!state.value(QStringLiteral("toy")).isObject()) why = tr("expected an object");
+        StateReader fields(t, {QStringLiteral("n"), QStringLiteral("d_model"), QStringLiteral("d_k"), QStringLiteral("x"),
+                            QStringLiteral("w_q"), QStringLiteral("w_k"), QStringLiteral("w_v")});
+        fields.integer(QStringLiteral("n"), 1, kToyMax, h.n).integer(QStringLiteral("d_model"), 1, kToyMax, h.dModel)
+            .integer(QStringLiteral("d_k"), 1, kToyMax, h.dHead);
+        if (why.isEmpty()) fields.ok(&why);
+        const auto matrix = [&](const char *key, std::size_t size, std::vector<double> &out) {
+            if (!why.isEmpty()) return;
+            const QJsonArray a = t.value(QLatin1String(key)).toArray();
+            if (!t.value(QLatin1String(key)).isArray() || std::size_t(a.size()) != size) {
+                why = tr("%1: expected %2 numbers").arg(QLatin1String(key)).arg(size);
+                return;
+            }
+            for (const QJsonValue &v : a) {
+                if (!v.isDouble() || !std::isfinite(v.toDouble()) || std::abs(v.toDouble()) > 1e6) {
+                    why = tr("%1: every entry must be a number of at most 1e6 in size").arg(QLatin1String(key));
+                    return;
+                }
+                out.push_back(v.toDouble());
+            }
+        };
+        const std::size_t N = std::size_t(h.n), D = std::size_t(h.dModel), K = std::size_t(h.dHead);
+        matrix("x", N * D, h.x);
+        matrix("w_q", D * K, h.wq);
+        matrix("w_k", D * K, h.wk);
+        matrix("w_v", D * K, h.wv);
+        if (!why.isEmpty()) in.fail(QStringLiteral("toy"), why);
+        else toy = h;
+    }
     if (!in.ok(error)) return false;
     m_stage = stage;
+    if (toy) m_controls->toyEditor()->setToy(*toy);
+    m_controls->toyEditor()->setActive(toy.has_value());
+    for (QWidget *w : {static_cast<QWidget *>(m_layer), static_cast<QWidget *>(m_head),
+                       static_cast<QWidget *>(m_controls->positionalBox())})
+        w->setEnabled(!toy);
     setSettings(s);   // shows the stage once the result arrives
     showStage();
     return true;

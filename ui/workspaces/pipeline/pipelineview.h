@@ -46,6 +46,9 @@ public:
     HeatmapPlot *currentFigure() const override;
     void setColorMap(ColorMap map) override;
 
+    // layer, head (from 0), stage (input, qkv, dot, scale, mask, softmax, output, heads), scale, temperature,
+    // mask (model, bidirectional, causal, window), window, positional (model, none), and with the toy on, toy:
+    // {n, d_model, d_k (1 … 8), x, w_q, w_k, w_v: the matrices row-major}.
     QJsonObject sessionState() const override;
     bool restoreSessionState(const QJsonObject &state, QString *error) override;
     QStringList viewPrefixes() const override { return {QStringLiteral("pipeline")}; }
@@ -64,6 +67,11 @@ public:
     int playInterval() const;
     QComboBox *speedBox() const { return m_speed; }
 
+    // The toy (the side panel's "Toy" group): a head whose numbers the student types, shown instead of the
+    // model's; sessions keep it as "toy". setToy sets the numbers and switches it on or off.
+    bool isToy() const;
+    void setToy(const ToyHead &toy, bool on = true);
+
     std::shared_ptr<const PipelineSnapshot> snapshot() const { return m_snapshot; }
     QList<MatrixPanel *> panels() const;     // the panels the current stage shows, left to right
     PipelineControls *controls() const { return m_controls; }
@@ -81,6 +89,7 @@ protected:
 
 private:
     void buildUi();
+    QJsonObject baseSessionState() const;
     void fitControlsWidth();
     void showStage();
     void onControlsChanged();
