@@ -561,10 +561,17 @@ void TestUiMainWindow::presentationModeExportsWithOneKey()
     QTRY_COMPARE(QDir(dir.path()).entryList({QStringLiteral("*.png")}).size(), 1);
     const QString png = QDir(dir.path()).filePath(QDir(dir.path()).entryList({QStringLiteral("*.png")}).first());
     QVERIFY(!QImage(png).isNull());
+    QVERIFY(QApplication::font().pointSizeF() > normal * 1.4);   // the large type is back on screen
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(!w.isPresentationMode());
     QVERIFY(w.menuBar()->isVisible());
     QCOMPARE(QApplication::font().pointSizeF(), normal);
+    // E saved the figure in its publication layout and type: the same image File ▸ Export Figure writes.
+    const QString normalPng = dir.filePath(QStringLiteral("normal.png"));
+    QString error;
+    QVERIFY2(w.exportFigure(normalPng, &error), qPrintable(error));
+    QCOMPARE(QImage(png).size(), QImage(normalPng).size());
+    QVERIFY2(QImage(png) == QImage(normalPng), "E's figure is not the one Export Figure writes");
 }
 
 void TestUiMainWindow::aboutNamesVersionsAndBackends()

@@ -520,7 +520,12 @@ QString MainWindow::exportPresentationFigure(QString *error)
                              .arg(currentWorkspace() ? workspaceKey(currentWorkspace()) : QStringLiteral("figure"),
                                   QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")));
     const QString path = QDir(dir).filePath(name);
-    return exportFigure(path, error) ? path : QString();
+    // The figure as File ▸ Export Figure writes it, in the normal type: its publication layout, not the screen's
+    // large type. The type is put back before the next paint.
+    if (m_presentation) setApplicationFont(m_normalFont);
+    const bool ok = exportFigure(path, error);
+    if (m_presentation) setApplicationFont(presentationFont());
+    return ok ? path : QString();
 }
 
 void MainWindow::showTransientMessage(const QString &text)
