@@ -319,6 +319,33 @@ void TestLessons::lessonClaims()
         }
         QVERIFY(attention >= 4);
         ++checked;
+    } else if (id == QLatin1String("multihead")) {
+        auto *view = qobject_cast<PipelineView *>(o.target);
+        QVERIFY(view && view->snapshot());
+        QCOMPARE(view->stage(), PipelineStage::Heads);
+        const PipelineSnapshot &s = *view->snapshot();
+        QCOMPARE(s.settings.layer, 1);
+        QCOMPARE(s.settings.head, 2);
+        const int n = s.n, H = s.heads, D = s.dHead, DM = s.dModel;
+        // 1. The head on screen's block of the concatenation is its ·V stage.
+        for (int i = 0; i < n; ++i)
+            for (int c = 0; c < D; ++c) QCOMPARE(s.concat[std::size_t(i * H * D + 2 * D + c)], s.stages.output[std::size_t(i * D + c)]);
+        ++checked;
+        // 2. Every head against the engine.
+        QVERIFY(s.maxErrHeadOutputs >= 0 && s.maxErrHeadOutputs < 1e-5);
+        QVERIFY2(view->checkText().contains(QStringLiteral("✓")), qPrintable(view->checkText()));
+        ++checked;
+        // 3. The output, with the checkpoint's W_O and b_O read here.
+        const std::vector<float> *wo = o.subject.model()->model().parameter("layer.1.o.weight");
+        const std::vector<float> *bo = o.subject.model()->model().parameter("layer.1.o.bias");
+        QVERIFY(wo && bo);
+        for (int i = 0; i < n; ++i)
+            for (int c = 0; c < DM; ++c) {
+                double y = (*bo)[std::size_t(c)];
+                for (int r = 0; r < H * D; ++r) y += s.concat[std::size_t(i * H * D + r)] * (*wo)[std::size_t(r * DM + c)];
+                QVERIFY(std::abs(y - s.layerOutput[std::size_t(i * DM + c)]) < 1e-9);
+            }
+        ++checked;
     } else {
         QFAIL(qPrintable(QStringLiteral("no checks for the lesson '%1': add them here").arg(id)));
     }
