@@ -4,6 +4,7 @@
 #include "plots/heatmapplot.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QSaveFile>
 
 namespace attnui {
@@ -55,6 +56,11 @@ bool writeMatrixCsv(const HeatmapData &d, const QString &path, QString *error)
 bool writeTextFile(const std::string &text, const QString &path, QString *error)
 {
     return writeBytes(QByteArray::fromStdString(text), path, error);
+}
+
+bool hasSuffix(const QString &path, const char *suffix)
+{
+    return QFileInfo(path).suffix().compare(QLatin1String(suffix), Qt::CaseInsensitive) == 0;
 }
 
 } // namespace attnui

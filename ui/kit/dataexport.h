@@ -12,6 +12,8 @@ namespace attnui {
 struct HeatmapData;
 
 bool writeMatrixCsv(const HeatmapData &data, const QString &path, QString *error);
+// Whether `path` ends in ".suffix", any case: which of a workspace's formats Export Data was asked for.
+bool hasSuffix(const QString &path, const char *suffix);
 bool writeTextFile(const std::string &text, const QString &path, QString *error);
 
 } // namespace attnui

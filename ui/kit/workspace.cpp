@@ -8,7 +8,6 @@
 #include "plots/heatmapplot.h"
 
 #include <QComboBox>
-#include <QFileInfo>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QScrollArea>
@@ -254,7 +253,7 @@ bool Workspace::exportData(const QString &path, QString *error) const
         if (error) *error = tr("the %1 workspace shows no matrix to export yet").arg(title());
         return false;
     }
-    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) != 0) {
+    if (!hasSuffix(path, "csv")) {
         if (error) *error = tr("%1: the %2 workspace writes its data as .csv").arg(path, title());
         return false;
     }

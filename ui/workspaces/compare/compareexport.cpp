@@ -7,8 +7,6 @@
 
 #include <attnscope/comparison.h>
 
-#include <QFileInfo>
-
 namespace attnui {
 
 namespace {
@@ -34,7 +32,7 @@ QStringList CompareView::dataFormats() const
 
 bool CompareView::exportData(const QString &path, QString *error) const
 {
-    if (QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) != 0 || !m_snapshot)
+    if (!hasSuffix(path, "json") || !m_snapshot)
         return Workspace::exportData(path, error);
     const CompareSnapshot &s = *m_snapshot;
     attn::AttentionComparison c;

@@ -8,20 +8,10 @@
 
 #include <QApplication>
 #include <QEventLoop>
-#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace attnui {
-
-namespace {
-
-bool isJsonPath(const QString &path)
-{
-    return QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0;
-}
-
-} // namespace
 
 QStringList ExploreView::dataFormats() const
 {
@@ -33,7 +23,7 @@ QStringList ExploreView::dataFormats() const
 
 bool ExploreView::exportData(const QString &path, QString *error) const
 {
-    if (!isJsonPath(path)) return Workspace::exportData(path, error);
+    if (!hasSuffix(path, "json")) return Workspace::exportData(path, error);
     const auto snapshot = std::dynamic_pointer_cast<const ModelSnapshot>(m_snapshot);
     if (!snapshot) {
         if (error) *error = tr("%1: the Explore workspace shows no model's result to write as JSON yet").arg(path);

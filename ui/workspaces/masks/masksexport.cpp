@@ -7,8 +7,6 @@
 
 #include <attnscope/maskeffects.h>
 
-#include <QFileInfo>
-
 namespace attnui {
 
 QStringList MasksView::dataFormats() const
@@ -20,7 +18,7 @@ QStringList MasksView::dataFormats() const
 
 bool MasksView::exportData(const QString &path, QString *error) const
 {
-    if (QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) != 0 || !m_snapshot)
+    if (!hasSuffix(path, "json") || !m_snapshot)
         return Workspace::exportData(path, error);
     const MasksSnapshot &s = *m_snapshot;
     attn::MaskEffectsReport report;

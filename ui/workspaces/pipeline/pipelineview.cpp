@@ -235,9 +235,7 @@ void PipelineView::buildUi()
     connect(m_controls, &PipelineControls::changed, this, &PipelineView::onControlsChanged);
     // The toy: its numbers instead of the model's head; the layer, head and positions then mean nothing.
     connect(m_controls->toyEditor(), &QGroupBox::toggled, this, [this](bool on) {
-        for (QWidget *w : {static_cast<QWidget *>(m_layer), static_cast<QWidget *>(m_head),
-                           static_cast<QWidget *>(m_controls->positionalBox())})
-            w->setEnabled(!on);
+        enableModelControls(!on);
         scheduleRun();
     });
     connect(m_controls->toyEditor(), &ToyEditor::edited, this, [this] {
@@ -334,13 +332,19 @@ bool PipelineView::isToy() const
     return m_controls && m_controls->toyEditor()->isChecked();
 }
 
+void PipelineView::enableModelControls(bool on)
+{
+    // The layer, the head and the positions belong to a model's head; the toy has none.
+    for (QWidget *w : {static_cast<QWidget *>(m_layer), static_cast<QWidget *>(m_head),
+                       static_cast<QWidget *>(m_controls->positionalBox())})
+        w->setEnabled(on);
+}
+
 void PipelineView::setToy(const ToyHead &toy, bool on)
 {
     m_controls->toyEditor()->setToy(toy);
     m_controls->toyEditor()->setActive(on);
-    for (QWidget *w : {static_cast<QWidget *>(m_layer), static_cast<QWidget *>(m_head),
-                       static_cast<QWidget *>(m_controls->positionalBox())})
-        w->setEnabled(!on);
+    enableModelControls(!on);
     rerun();
 }
 
@@ -715,9 +719,7 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
     m_stage = stage;
     if (toy) m_controls->toyEditor()->setToy(*toy);
     m_controls->toyEditor()->setActive(toy.has_value());
-    for (QWidget *w : {static_cast<QWidget *>(m_layer), static_cast<QWidget *>(m_head),
-                       static_cast<QWidget *>(m_controls->positionalBox())})
-        w->setEnabled(!toy);
+    enableModelControls(!toy);
     setSettings(s);   // shows the stage once the result arrives
     showStage();
     return true;

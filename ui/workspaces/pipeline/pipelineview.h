@@ -91,6 +91,7 @@ private:
     void buildUi();
     QJsonObject baseSessionState() const;
     void fitControlsWidth();
+    void enableModelControls(bool on);
     void showStage();
     void onControlsChanged();
 
