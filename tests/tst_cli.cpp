@@ -266,6 +266,8 @@ private slots:
         QTest::addRow("negative --pad") << base + QStringList{"--pad", "-1"} << "--pad";
         QTest::addRow("zero --top-k") << base + QStringList{"--top-k", "0"} << "--top-k";
         QTest::addRow("bad --threads") << base + QStringList{"--threads", "many"} << "--threads";
+        QTest::addRow("--text-pair with --ids") << QStringList{"run", "--model", kRandom, "--ids", "1,2", "--text-pair", "b", "--out", "-"} << "--text-pair";
+        QTest::addRow("--truncate with --ids") << QStringList{"run", "--model", kRandom, "--ids", "1,2", "--truncate", "--out", "-"} << "--truncate";
     }
     void runBadArguments()
     {
@@ -426,6 +428,60 @@ private slots:
             QCOMPARE(out.value("position").toInt(), L - padding - 1);   // the last real token
             QCOMPARE(out.value("argmax").toArray().size(), L);
         }
+    }
+
+    // A sentence pair on the BERT sample: the pair template's tokens, token types 0 then 1, which text each token's
+    // offsets point into; a text longer than the positions is refused, or cut with --truncate.
+    void runPairAndTruncate()
+    {
+        const QString model = QStringLiteral("sample:rationale-bert");
+        const CliRun run = runCli({"run", "--model", model, "--text", "the plot was excellent", "--text-pair", "the dog",
+                                   "--out", "-"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        const QStringList problems = attn::test::validateJsonSchema(doc, runSchema());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        const QJsonObject input = doc.value("input").toObject();
+        QCOMPARE(input.value("text_pair").toString(), QStringLiteral("the dog"));
+        QCOMPARE(input.value("truncated").toBool(), false);
+        const QJsonArray tokens = input.value("tokens").toArray(), types = input.value("token_type_ids").toArray();
+        const QJsonArray seq = input.value("sequence_ids").toArray(), offsets = input.value("offsets").toArray();
+        QCOMPARE(tokens.last().toString(), QStringLiteral("[SEP]"));
+        int seps = 0;
+        for (int i = 0; i < tokens.size(); ++i) {
+            QCOMPARE(types.at(i).toInt(), seps >= 1 && tokens.at(i).toString() != QLatin1String("[CLS]") ? 1 : 0);
+            if (tokens.at(i).toString() == QLatin1String("[SEP]")) {
+                ++seps;
+                QCOMPARE(seq.at(i).toInt(), -1);
+                continue;
+            }
+            if (i == 0) continue;
+            const QString source = seps == 0 ? QStringLiteral("the plot was excellent") : QStringLiteral("the dog");
+            QCOMPARE(seq.at(i).toInt(), seps == 0 ? 0 : 1);
+            const QJsonArray o = offsets.at(i).toArray();
+            QCOMPARE(source.mid(o.at(0).toInt(), o.at(1).toInt() - o.at(0).toInt()), tokens.at(i).toString());
+        }
+        QCOMPARE(seps, 2);
+
+        QString longText;
+        for (int i = 0; i < 300; ++i) longText += QStringLiteral("film ");
+        const CliRun refused = runCli({"run", "--model", model, "--text", longText, "--out", "-"});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("truncation keeps the first 128"), refused.err.constData());
+        const CliRun cut = runCli({"run", "--model", model, "--text", longText, "--truncate", "--out", "-"});
+        QVERIFY2(cut.exitCode == 0, cut.err.constData());
+        const QJsonObject cutDoc = QJsonDocument::fromJson(cut.out).object();
+        QVERIFY(attn::test::validateJsonSchema(cutDoc, runSchema()).isEmpty());
+        const QJsonObject cutInput = cutDoc.value("input").toObject();
+        QCOMPARE(cutInput.value("length").toInt(), 128);
+        QCOMPARE(cutInput.value("truncated").toBool(), true);
+        QCOMPARE(cutInput.value("untruncated_length").toInt(), 302);   // 300 words and [CLS] [SEP]
+        QCOMPARE(cutInput.value("tokens").toArray().last().toString(), QStringLiteral("[SEP]"));
+
+        // A model without a tokenizer has no pair template: an error naming it.
+        const CliRun random = runCli({"run", "--model", kRandom, "--text", "a", "--text-pair", "b", "--out", "-"});
+        QCOMPARE(random.exitCode, 1);
+        QVERIFY2(random.err.contains("no pair template"), random.err.constData());
     }
 
     void runHeadSubset()

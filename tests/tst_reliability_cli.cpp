@@ -162,6 +162,13 @@ private slots:
                      r.err.constData());
             QVERIFY(r.out.isEmpty());
         }
+        // The second text of a pair is held to the same rule.
+        const QStringList before{"run", "--model", "sample:rationale-bert", "--text", "the film", "--out", "-"};
+        const CliRun pair = equalsForm ? runCliWithRawText(before, text, {}, QStringLiteral("--text-pair="))
+                                       : runCliWithRawText(before + QStringList{"--text-pair"}, text, {});
+        QCOMPARE(pair.exitCode, 2);
+        QVERIFY2(pair.err.contains(QStringLiteral("--text-pair: not valid UTF-8 (byte %1)").arg(offset).toUtf8()),
+                 pair.err.constData());
     }
     // Valid UTF-8 of every length goes through unchanged (the random model has one token per byte).
     void validUtf8Text()

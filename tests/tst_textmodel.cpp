@@ -19,12 +19,16 @@ private slots:
     void randomSpecTokenizesBytes();
     void classifierReadsText();
     void tooLongTextNamesPositions();
+    void sentencePairCarriesTokenTypes();
+    void truncationKeepsThePositions();
+    void pairNeedsATokenizer();
     void inductionSampleHasItsHeads();
     void retrievalSampleHasItsHead();
     void hubCacheRepoId();
     void hubCacheFolders();
     void hubCacheMisses_data();
     void hubCacheMisses();
+    void hubCacheListsModels();
 
 private:
     // A synthetic hub cache with one repo (models--Org--Tiny): blobs, two snapshots, refs main and v2.
@@ -101,6 +105,104 @@ void TestTextModel::tooLongTextNamesPositions()
     QVERIFY(!t.isOk());
     const QString msg = QString::fromStdString(t.status().message());
     QVERIFY2(msg.contains("max_position_embeddings") && msg.contains("128"), qPrintable(msg));
+}
+
+// A pair is the tokenizer's pair encoding (its parity with Hugging Face: tst_tokenizer_forms), labelled from the
+// text each token covers in its own sequence, and its token types reach the model: the forward pass equals one
+// with the types given by hand and differs from one without them.
+void TestTextModel::sentencePairCarriesTokenTypes()
+{
+    auto m = attn::TextModel::open("sample:rationale-bert");
+    QVERIFY2(m.isOk(), m.status().message().c_str());
+    QCOMPARE(m->model().config().typeVocabSize, std::int64_t(2));
+    const std::string text = "the plot was excellent", pair = "the dog was awful";
+    attn::TokenizeOptions options;
+    options.pair = pair;
+    auto t = m->tokenize(text, options);
+    QVERIFY2(t.isOk(), t.status().message().c_str());
+    auto enc = m->tokenizer()->encodePair(text, pair);
+    QVERIFY(enc.isOk());
+    QCOMPARE(t->ids, std::vector<std::int64_t>(enc->ids.begin(), enc->ids.end()));
+    QCOMPARE(t->typeIds, std::vector<std::int64_t>(enc->typeIds.begin(), enc->typeIds.end()));
+    QVERIFY(t->textPair && *t->textPair == pair);
+    // [CLS] text [SEP] pair [SEP]: types 0 up to the first [SEP], then 1.
+    const auto firstSep = std::find(t->labels.begin(), t->labels.end(), std::string("[SEP]")) - t->labels.begin();
+    QVERIFY(firstSep > 1 && firstSep + 2 < std::ptrdiff_t(t->ids.size()));
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(t->ids.size()); ++i) {
+        QCOMPARE(t->typeIds[std::size_t(i)], std::int64_t(i <= firstSep ? 0 : 1));
+        const std::int8_t seq = t->sequence[std::size_t(i)];
+        if (t->special[std::size_t(i)]) { QCOMPARE(seq, std::int8_t(-1)); continue; }
+        QCOMPARE(seq, std::int8_t(i < firstSep ? 0 : 1));
+        const std::string &source = seq == 0 ? text : pair;
+        QCOMPARE(t->labels[std::size_t(i)], source.substr(t->begins[std::size_t(i)], t->ends[std::size_t(i)] - t->begins[std::size_t(i)]));
+    }
+    const attn::ForwardInput in = m->forwardInput(*t);
+    QCOMPARE(in.tokenTypeIds, t->typeIds);
+    attn::ForwardInput byHand;
+    byHand.tokenIds = t->ids;
+    byHand.tokenTypeIds = t->typeIds;
+    attn::ForwardInput untyped;
+    untyped.tokenIds = t->ids;
+    auto a = m->model().forward(in), b = m->model().forward(byHand), c = m->model().forward(untyped);
+    QVERIFY(a.isOk() && b.isOk() && c.isOk());
+    QCOMPARE(a->logits, b->logits);
+    double moved = 0;
+    for (std::size_t k = 0; k < a->logits.size(); ++k) moved = std::max(moved, double(std::abs(a->logits[k] - c->logits[k])));
+    QVERIFY2(moved > 1e-3, qPrintable(QString::number(moved)));
+    // One text: every type 0, and no token types passed (as transformers does without a pair).
+    auto single = m->tokenize(text);
+    QVERIFY(single.isOk());
+    QVERIFY(std::all_of(single->typeIds.begin(), single->typeIds.end(), [](std::int64_t v) { return v == 0; }));
+    QVERIFY(m->forwardInput(*single).tokenTypeIds.empty());
+}
+
+// Truncation cuts to the model's positions exactly as the tokenizer's longest_first does (parity with Hugging Face
+// in tst_tokenizer_forms) and says so; without it the text is refused with a message that names the way out.
+void TestTextModel::truncationKeepsThePositions()
+{
+    auto m = attn::TextModel::open("sample:rationale-bert");
+    QVERIFY(m.isOk());
+    std::string text;
+    for (int i = 0; i < 300; ++i) text += "film ";
+    auto refused = m->tokenize(text);
+    QVERIFY(!refused.isOk());
+    QVERIFY2(QString::fromStdString(refused.status().message()).contains("truncation keeps the first 128"),
+             refused.status().message().c_str());
+    attn::TokenizeOptions options;
+    options.truncate = true;
+    auto t = m->tokenize(text, options);
+    QVERIFY2(t.isOk(), t.status().message().c_str());
+    QCOMPARE(t->ids.size(), std::size_t(128));
+    QVERIFY(t->truncated);
+    QCOMPARE(t->untruncatedLength, m->tokenizer()->encode(text)->ids.size());
+    attn::EncodeOptions cut;
+    cut.maxLength = 128;
+    auto expected = m->tokenizer()->encode(text, cut);
+    QCOMPARE(t->ids, std::vector<std::int64_t>(expected->ids.begin(), expected->ids.end()));
+    QCOMPARE(t->labels.back(), std::string("[SEP]"));
+    QVERIFY(m->model().forward(m->forwardInput(*t)).isOk());
+    // A pair: the longer text loses tokens first.
+    options.pair = "the dog";
+    auto p = m->tokenize(text, options);
+    QVERIFY2(p.isOk(), p.status().message().c_str());
+    QCOMPARE(p->ids.size(), std::size_t(128));
+    const auto pairTokens = std::count(p->sequence.begin(), p->sequence.end(), std::int8_t(1));
+    QCOMPARE(std::size_t(pairTokens), m->tokenizer()->encode("the dog", false)->ids.size());
+    // A short text is not touched.
+    auto shortText = m->tokenize("the film", options);
+    QVERIFY(shortText.isOk() && !shortText->truncated);
+    QCOMPARE(shortText->untruncatedLength, shortText->ids.size());
+}
+
+void TestTextModel::pairNeedsATokenizer()
+{
+    auto m = attn::TextModel::open("random:layers=1,heads=2,d_model=16,seed=3");
+    QVERIFY(m.isOk());
+    attn::TokenizeOptions options;
+    options.pair = "b";
+    auto t = m->tokenize("a", options);
+    QVERIFY(!t.isOk());
+    QVERIFY2(QString::fromStdString(t.status().message()).contains("no pair template"), t.status().message().c_str());
 }
 
 // The head scores of the model card (TransformerLens-style, T = 50), recomputed by the engine on its own random
@@ -355,6 +457,38 @@ void TestTextModel::hubCacheMisses()
     auto t = attn::TextModel::open(spec.toStdString());
     QVERIFY(!t.isOk());
     QCOMPARE(QString::fromStdString(t.status().message()), msg);
+}
+
+// The GUI's model picker lists the cache's models by repo id; a model opened from the cache shows its repo id,
+// not the snapshot's commit hash.
+void TestTextModel::hubCacheListsModels()
+{
+    QTemporaryDir dir;
+    const QString hub = makeHubCache(dir);
+    QDir(hub).mkpath(QStringLiteral("models--Org--Empty/snapshots/0000"));   // no config.json: not a model
+    QDir(hub).mkpath(QStringLiteral("datasets--Org--Data/snapshots/1111"));
+    // A whole model with its tokenizer (induction-gpt2's files) under a repo id of its own.
+    const QString named = hub + "/models--Org--Named";
+    QVERIFY(QDir().mkpath(named + "/snapshots/c0ffee") && QDir().mkpath(named + "/refs"));
+    const QString sample = QString::fromStdString(*attn::resolveModelSpec("sample:induction-gpt2"));
+    for (const QFileInfo &f : QDir(sample).entryInfoList(QDir::Files))
+        QVERIFY(QFile::copy(f.filePath(), named + "/snapshots/c0ffee/" + f.fileName()));
+    writeFile(named + "/refs/main", "c0ffee");
+    const ScopedEnv env{{"HF_HUB_CACHE", hub}, {"HUGGINGFACE_HUB_CACHE", QString()}};
+    const auto models = attn::listHubModels();
+    QCOMPARE(models.size(), std::size_t(2));
+    QCOMPARE(models[0].repoId, std::string("Org/Named"));
+    QCOMPARE(models[1].repoId, std::string("Org/Tiny"));
+    QCOMPARE(QString::fromStdString(models[1].snapshot), hub + "/models--Org--Tiny/snapshots/abc123");
+    for (const QString &spec : {QStringLiteral("Org/Named"), named, named + "/snapshots/c0ffee"}) {
+        auto opened = attn::TextModel::open(spec.toStdString());
+        QVERIFY2(opened.isOk(), opened.status().message().c_str());
+        QCOMPARE(opened->displayName(), std::string("Org/Named"));
+    }
+    // Elsewhere a folder shows its own name.
+    auto plain = attn::TextModel::open(sample.toStdString());
+    QVERIFY(plain.isOk());
+    QCOMPARE(plain->displayName(), std::string("induction-gpt2"));
 }
 
 QTEST_GUILESS_MAIN(TestTextModel)

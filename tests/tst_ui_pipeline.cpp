@@ -107,6 +107,7 @@ void TestPipeline::stagesMatchReference_data()
     QTest::addColumn<int>("head");
     QTest::addRow("gpt2 causal L1.2") << "sample:induction-gpt2" << "bo he so ve pa va bo he" << 1 << 2;
     QTest::addRow("bert bidirectional L2.3") << "sample:rationale-bert" << "the plot was excellent." << 2 << 3;
+    QTest::addRow("qwen2 sliding-window L0.1") << "sample:retrieval-qwen2" << "ka 3 mo 7 ri 1 di 5 mo" << 0 << 1;
     QTest::addRow("random alibi L0.1") << "random:layers=1,heads=2,d_model=16,seed=3,pe=alibi" << "abcdefg" << 0 << 1;
 }
 
@@ -155,7 +156,9 @@ void TestPipeline::stagesMatchReference()
             for (int c = 0; c < D; ++c) d += at(lq.q, i, c) * at(lq.k, j, c);
             dot[std::size_t(i * n + j)] = d;
             double m = 0.0;
+            const std::int64_t window = attn::layerWindow(cfg, layer);   // Hugging Face's W: W keys, the query included
             if (cfg.causal && j > i) m = -std::numeric_limits<double>::infinity();
+            else if (window > 0 && i - j >= window) m = -std::numeric_limits<double>::infinity();
             else if (!slopes.empty()) m = -double(slopes[std::size_t(head)]) * std::abs(i - j);
             masked[std::size_t(i * n + j)] = d * scale + m;
         }

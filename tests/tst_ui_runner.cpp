@@ -77,6 +77,8 @@ private slots:
     void realModelRunsOffTheGuiThread();
     void staleModelResultsAreDropped();
     void modelErrorsNameTheProblem();
+    void modelSnapshotMarksWindowsAndGroups();
+    void modelRunsPairsAndTruncates();
 };
 
 void TestUiRunner::finishedIsDelivered()
@@ -373,6 +375,106 @@ void TestUiRunner::staleModelResultsAreDropped()
     auto s = std::dynamic_pointer_cast<const ModelSnapshot>(finished.first().first().value<SnapshotPtr>());
     QCOMPARE(s->generation, gen);
     QCOMPARE(s->text, second.text);
+}
+
+// Explore's picture of a model whose layers differ: the masked cells of each layer are exactly where the engine's
+// captured scores are −∞ (the sliding window of layer 0, plain causal in layer 1), the K/V head of each query
+// head, and the model line says what is special.
+void TestUiRunner::modelSnapshotMarksWindowsAndGroups()
+{
+    ModelRequest r;
+    r.spec = QStringLiteral("sample:retrieval-qwen2");
+    r.text = QStringLiteral("ka 3 mo 7 ri 1 di 5 mo");
+    JobContext ctx;
+    auto result = runModel(r, ctx);
+    QVERIFY2(result.isOk(), result.status().message().c_str());
+    auto s = std::dynamic_pointer_cast<const ModelSnapshot>(result.value());
+    QVERIFY(s && s->runError.isEmpty());
+    QCOMPARE(s->layerWindow, (std::vector<int>{3, 0}));
+    QCOMPARE(s->kvHeadOf, (std::vector<int>{0, 0, 1, 1}));
+    const int L = s->length();
+    QVERIFY(L > 4);
+    int windowCells = 0;
+    for (int layer = 0; layer < s->layers; ++layer)
+        for (int head = 0; head < s->heads; ++head) {
+            const std::vector<float> &scores = s->scoresOf(layer, head);
+            const std::vector<std::uint8_t> &masked = s->maskedOf(layer);
+            QCOMPARE(int(scores.size()), L * L);
+            for (int c = 0; c < L * L; ++c) {
+                const bool minusInf = std::isinf(scores[std::size_t(c)]) && scores[std::size_t(c)] < 0;
+                QCOMPARE(bool(masked[std::size_t(c)]), minusInf);
+                if (layer == 0 && head == 0 && minusInf && c % L < c / L) ++windowCells;   // below the diagonal
+            }
+        }
+    QCOMPARE(windowCells, (L - 3) * (L - 2) / 2);   // keys i−3 and earlier, for every query i ≥ 3
+    QVERIFY(s->maskDescriptionOf(0).contains(QStringLiteral("sliding window W = 3")));
+    QVERIFY(!s->maskDescriptionOf(1).contains(QStringLiteral("sliding")));
+    const QString about = describeAttention(s->model->model().config());
+    for (const QString &part : {QStringLiteral("Qwen2"), QStringLiteral("GQA: 4 query heads share 2 K/V heads"),
+                                QStringLiteral("RoPE θ 10000"), QStringLiteral("sliding window 3 on layer 0"),
+                                QStringLiteral("tied embeddings")})
+        QVERIFY2(about.contains(part), qPrintable(about + "\n  missing: " + part));
+    // A model with neither: nothing per layer.
+    ModelRequest gpt;
+    gpt.spec = QStringLiteral("sample:induction-gpt2");
+    gpt.text = QStringLiteral("bo he so ve");
+    auto plain = runModel(gpt, ctx);
+    QVERIFY(plain.isOk());
+    auto p = std::dynamic_pointer_cast<const ModelSnapshot>(plain.value());
+    QVERIFY(p->layerWindow.empty() && p->layerMasked.empty() && p->kvHeadOf.empty());
+}
+
+// Explore's pair and truncation: the token types reach the model (as the CLI's run gives them), and a cut text
+// says how much it kept.
+void TestUiRunner::modelRunsPairsAndTruncates()
+{
+    ModelRequest r;
+    r.spec = QStringLiteral("sample:rationale-bert");
+    r.text = QStringLiteral("the plot was excellent");
+    r.tokenize.pair = "the dog was awful";
+    JobContext ctx;
+    auto result = runModel(r, ctx);
+    QVERIFY2(result.isOk(), result.status().message().c_str());
+    auto s = std::dynamic_pointer_cast<const ModelSnapshot>(result.value());
+    QVERIFY(s && s->runError.isEmpty());
+    QCOMPARE(s->textPair, QStringLiteral("the dog was awful"));
+    const int L = s->length();
+    QCOMPARE(int(s->tokenTypeIds.size()), L);
+    const int firstSep = int(s->tokens.indexOf(QStringLiteral("[SEP]")));
+    QVERIFY(firstSep > 0 && firstSep < L - 1);
+    for (int i = 0; i < L; ++i) QCOMPARE(s->tokenTypeIds[std::size_t(i)], std::int64_t(i <= firstSep ? 0 : 1));
+    // The same head's weights as a forward pass with those types given by hand.
+    attn::ForwardInput in;
+    in.tokenIds = s->tokenIds;
+    in.tokenTypeIds = s->tokenTypeIds;
+    attn::ForwardOptions o;
+    o.weightsMode = attn::WeightsRequest::Mode::Heads;
+    o.weightHeads = {attn::HeadRef{1, 2}};
+    o.captureScores = true;   // as Explore runs it
+    auto direct = s->model->model().forward(in, o);
+    in.tokenTypeIds.clear();
+    auto untyped = s->model->model().forward(in, o);
+    QVERIFY(direct.isOk() && untyped.isOk());
+    double same = 0, moved = 0;
+    for (std::size_t k = 0; k < direct->heads.front().weights.size(); ++k) {
+        same = std::max(same, double(std::abs(s->weightsOf(1, 2)[k] - direct->heads.front().weights[k])));
+        moved = std::max(moved, double(std::abs(s->weightsOf(1, 2)[k] - untyped->heads.front().weights[k])));
+    }
+    QVERIFY2(same < 1e-6, qPrintable(QString::number(same)));
+    QVERIFY2(moved > 1e-4, qPrintable(QString::number(moved)));   // the types matter to this head
+
+    ModelRequest longer;
+    longer.model = s->model;
+    longer.spec = r.spec;
+    longer.text = QString(QStringLiteral("film ")).repeated(300);
+    auto refused = runModel(longer, ctx);
+    QVERIFY(!refused.isOk());
+    longer.tokenize.truncate = true;
+    auto cut = runModel(longer, ctx);
+    QVERIFY2(cut.isOk(), cut.status().message().c_str());
+    auto c = std::dynamic_pointer_cast<const ModelSnapshot>(cut.value());
+    QCOMPARE(c->length(), 128);
+    QVERIFY2(c->inputNote.contains(QStringLiteral("128 of 302")), qPrintable(c->inputNote));
 }
 
 void TestUiRunner::modelErrorsNameTheProblem()

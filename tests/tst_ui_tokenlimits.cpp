@@ -85,7 +85,7 @@ void TestTokenLimits::workspacesRefuseOverTheirLimit()
             r.choices = {MaskChoice::Causal};
             return runMasks(r, ctx);
         }
-        if (workspace == QLatin1String("Pipeline")) return runPipeline(model, text, PipelineSettings{}, ctx);
+        if (workspace == QLatin1String("Pipeline")) return runPipeline(model, text, {}, PipelineSettings{}, ctx);
         if (workspace == QLatin1String("Equivariance")) {
             EquivarianceRequest r;
             r.model = model;

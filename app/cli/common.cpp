@@ -24,9 +24,10 @@ std::optional<attn::OpenedModel> openModelOrReport(const QString &verb, const QS
     return std::move(opened).value();
 }
 
-std::optional<attn::TokenizedText> tokenizeOrReport(const QString &verb, const attn::TextModel &model, const QString &text)
+std::optional<attn::TokenizedText> tokenizeOrReport(const QString &verb, const attn::TextModel &model, const QString &text,
+                                                    const attn::TokenizeOptions &options)
 {
-    auto tokens = model.tokenize(text.toStdString());
+    auto tokens = model.tokenize(text.toStdString(), options);
     if (!tokens) {
         printError(verb, QStringLiteral("--text: %1").arg(QString::fromStdString(tokens.status().message())));
         return std::nullopt;

@@ -27,7 +27,8 @@ void printError(const QString &verb, const QString &message);
 // Opens --model: a bad spec, folder or checkpoint is an error of the input (exit 1), reported here.
 std::optional<attn::OpenedModel> openModelOrReport(const QString &verb, const QString &spec, bool requireTokenizer);
 // --text with the model's tokenizer; a text the model cannot take ("--text: ...") is reported here.
-std::optional<attn::TokenizedText> tokenizeOrReport(const QString &verb, const attn::TextModel &model, const QString &text);
+std::optional<attn::TokenizedText> tokenizeOrReport(const QString &verb, const attn::TextModel &model, const QString &text,
+                                                    const attn::TokenizeOptions &options = {});
 
 // "attnscope-cli VERB: message" on stderr when chatter.progress.
 void progress(const Chatter &chatter, const QString &verb, const QString &message);

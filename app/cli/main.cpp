@@ -221,7 +221,7 @@ int runVerb(const QStringList &args)
         "Tokenize a text, run the model once, and write the attention weights, the model's outputs and the settings\n"
         "as JSON (docs/json-format.md). Exactly one of --text and --ids. A ViT folder takes --image or --pixel-values\n"
         "instead (attnscope-cli run --image F --help)."));
-    opts.use({"model", "text", "ids", "mask", "pad", "backend", "heads", "threads"});
+    opts.use({"model", "text", "text-pair", "truncate", "ids", "mask", "pad", "backend", "heads", "threads"});
     using T = OptionType;
     opts.add({{"top-k", T::Integer, "K", "predictions listed per position", "5", 1, 100000}});
     opts.use({"out"});
@@ -245,6 +245,10 @@ int runVerb(const QStringList &args)
 
     attn::RunRequest request;
     if (haveText) request.text = opts.value("text").toStdString();
+    if (!haveText && (opts.isSet("text-pair") || opts.isSet("truncate")))
+        return opts.fail(QStringLiteral("--%1: applies to --text, not to --ids").arg(opts.isSet("text-pair") ? "text-pair" : "truncate"));
+    if (opts.isSet("text-pair")) request.textPair = opts.value("text-pair").toStdString();
+    request.truncate = opts.isSet("truncate");
     if (!opts.readIds(request.ids) || !opts.read("pad", request.padding) || !opts.read("threads", request.threads) ||
         !opts.read("top-k", request.topK) || !opts.readMask(request.mask) || !opts.readBackend(request.backend) ||
         !opts.readHeads(request.heads))
@@ -336,14 +340,18 @@ std::optional<int> checkTextArguments(int argc, char **argv)
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg(argv[i]);
         std::optional<std::string_view> value;
-        for (const std::string_view flag : {std::string_view("--text"), std::string_view("-text")}) {
-            if (arg == flag && i + 1 < argc) value = std::string_view(argv[i + 1]);
+        std::string_view name;
+        for (const std::string_view flag : {std::string_view("--text"), std::string_view("-text"),
+                                            std::string_view("--text-pair"), std::string_view("-text-pair")}) {
+            if (arg == flag && i + 1 < argc) value = std::string_view(argv[i + 1]), name = flag;
             else if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag && arg[flag.size()] == '=')
-                value = arg.substr(flag.size() + 1);
+                value = arg.substr(flag.size() + 1), name = flag;
         }
         if (!value) continue;
         if (const std::size_t bad = attn::firstInvalidUtf8(*value); bad != std::string_view::npos) {
-            std::fprintf(stderr, "attnscope-cli %s: --text: not valid UTF-8 (byte %zu)\n", argv[1], bad);
+            const std::string_view option = name.substr(name.find_first_not_of('-'));
+            std::fprintf(stderr, "attnscope-cli %s: --%.*s: not valid UTF-8 (byte %zu)\n", argv[1], int(option.size()),
+                         option.data(), bad);
             return kExitBadArguments;
         }
     }

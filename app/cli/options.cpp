@@ -37,6 +37,10 @@ const std::vector<OptionRow> &sharedOptions()
          0.001, 1048576},
         {"text", T::Text, "T", "the input text (UTF-8; invalid UTF-8 is refused, naming the byte offset)", {}},
         {"text-file", T::Text, "F", "read the input text from file F instead of --text (UTF-8, at most 64 MiB)", {}},
+        {"text-pair", T::Text, "T2", "a second text, as a sentence pair (NLI, QA): the tokenizer's pair template "
+                                     "([CLS] T [SEP] T2 [SEP]), token_type_ids for BERT-style models", {}},
+        {"truncate", T::Flag, {}, "cut a text longer than the model's positions to them (Hugging Face longest_first: "
+                                  "the longer text of a pair loses its last tokens first) instead of refusing it", {}},
         {"ids", T::Text, "I,I,...", "token ids instead of text, comma-separated (folders without a tokenizer)", {}},
         {"mask", T::Text, "MASK", "model|bidirectional|causal|window:W|causal-window:W; model is the model's own",
          "model"},

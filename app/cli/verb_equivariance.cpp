@@ -18,7 +18,7 @@ int equivarianceVerb(const QStringList &args)
         "mask the errors are float noise; positions or a causal mask break equivariance and the errors say how much.\n"
         "Special tokens ([CLS], [SEP]) keep their places under reverse and random permutations."));
     using T = OptionType;
-    opts.use({"model", "text"});
+    opts.use({"model", "text", "truncate"});
     opts.add({
         {"perm", T::Text, "PERM", "reverse | random:SEED | swap:I,J | i,j,k,... (a full permutation)", "reverse"},
         {"pe", T::Text, "PE", "model | none | sinusoidal | rope (the last two: random: models only)", "model"},
@@ -62,7 +62,9 @@ int equivarianceVerb(const QStringList &args)
         return opts.fail(QStringLiteral("--pe: %1 is only available for random: models; use model or none")
                              .arg(QString::fromStdString(attn::positionalChoiceName(*pe))));
 
-    const auto tokens = tokenizeOrReport(verb, *opened->textModel, opts.value("text"));
+    attn::TokenizeOptions tokenize;
+    tokenize.truncate = opts.isSet("truncate");
+    const auto tokens = tokenizeOrReport(verb, *opened->textModel, opts.value("text"), tokenize);
     if (!tokens) return kExitError;
     progress(chatter, verb, QStringLiteral("comparing the permuted and the original run (%1 tokens)").arg(tokens->ids.size()));
     const auto result = attn::runEquivariance(*opened->textModel, *tokens, settings);

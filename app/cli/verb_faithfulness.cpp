@@ -122,7 +122,7 @@ int faithfulnessVerb(const QStringList &args)
         "ablation tests and the sanity checks (RandomLogit, cascading parameter randomization). Definitions:\n"
         "reference/faithfulness.md; the target is fixed on the unperturbed pass."));
     using T = OptionType;
-    opts.use({"model", "text"});
+    opts.use({"model", "text", "truncate"});
     opts.add({
         {"target", T::Text, "TARGET",
          "predicted | class:N (classifiers) | position:P (language models: predict after P)", "predicted"},
@@ -152,7 +152,9 @@ int faithfulnessVerb(const QStringList &args)
     if (s.head)
         if (attn::Status st = attn::checkHeadList({*s.head}, opened->model.config()); !st)
             return opts.fail(QStringLiteral("--head: %1").arg(QString::fromStdString(st.message())));
-    const auto tokens = tokenizeOrReport(verb, *opened->textModel, opts.value("text"));
+    attn::TokenizeOptions tokenize;
+    tokenize.truncate = opts.isSet("truncate");
+    const auto tokens = tokenizeOrReport(verb, *opened->textModel, opts.value("text"), tokenize);
     if (!tokens) return kExitError;
     progress(chatter, verb, QStringLiteral("scoring %1 tokens (many forward passes)").arg(tokens->ids.size()));
     const auto result = attn::runFaithfulness(*opened->textModel, *tokens, s);

@@ -113,7 +113,7 @@ int figureVerb(const QStringList &args)
         "Views: grid, head:L.H, lines:L, statistics, rollout, outputs (Explore), and each workspace's own\n"
         "(pipeline:L.H, masks:L.H, equivariance:L.H, faithfulness, compare:...). Layers and heads count from 0."));
     using T = OptionType;
-    opts.use({"model", "text"});
+    opts.use({"model", "text", {"text-pair", QStringLiteral("a second text, as a sentence pair (the tokenizer's pair template, token types for BERT); Explore views only")}, "truncate"});
     opts.add({{"view", T::Text, "V", "what to draw, e.g. grid, head:0.2, lines:1", {}}});
     opts.use({{"out", QStringLiteral("the file to write: .png, .svg or .pdf")}});
     opts.add({
@@ -197,7 +197,10 @@ int figureVerb(const QStringList &args)
     }
     auto model = std::make_shared<const attn::TextModel>(std::move(*opened));
     const QString text = opts.value("text");
-    const auto tokens = tokenizeOrReport(verb, *model, text);
+    attn::TokenizeOptions tokenize;
+    tokenize.truncate = opts.isSet("truncate");
+    if (opts.isSet("text-pair")) tokenize.pair = opts.value("text-pair").toStdString();
+    const auto tokens = tokenizeOrReport(verb, *model, text, tokenize);
     if (!tokens) return kExitError;
     // A run that cannot succeed would leave a blank "No result yet" figure and exit 0: refuse it here.
     const attn::ModelConfig &config = model->model().config();
@@ -210,6 +213,8 @@ int figureVerb(const QStringList &args)
     subject.setText(text);
     subject.setBackend(backend);
     subject.setRunOptions(maskChoice.override(), padding);
+    subject.setTruncate(tokenize.truncate);
+    if (tokenize.pair) subject.setTextPair(opts.value("text-pair"));
 
     // The workspace that draws this view; the others are dropped (their runs cancelled) at once.
     std::unique_ptr<attnui::Workspace> workspace;
@@ -222,9 +227,9 @@ int figureVerb(const QStringList &args)
     if (!workspace)
         return opts.fail(QStringLiteral("--view: unknown view '%1' (views: %2)").arg(view, known.join(QStringLiteral(", "))));
     if (!workspace->honoursRunOptions())
-        for (const char *option : {"mask", "pad"})
+        for (const char *option : {"mask", "pad", "text-pair"})
             if (opts.isSet(QString::fromLatin1(option)))
-                return opts.fail(QStringLiteral("--%1: the view '%2' (%3 workspace) cannot honour it; --mask and --pad apply "
+                return opts.fail(QStringLiteral("--%1: the view '%2' (%3 workspace) cannot honour it; --mask, --pad and --text-pair apply "
                                           "to the Explore views (grid, head:L.H, lines:L, statistics, rollout, outputs)")
                                .arg(QLatin1String(option), view, workspace->title()));
     // Any failed run of the workspace is an error of the figure, never a blank or stale picture.

@@ -69,7 +69,37 @@ public:
         emit runOptionsChanged();
     }
 
+    // A text longer than the model's positions is cut to them (Hugging Face truncation, longest_first) instead of
+    // refused: View ▸ Truncate Long Texts, Explore's Truncate box, attnscope-cli's --truncate. Every workspace
+    // tokenizes the Subject's text with tokenizeOptions(); a workspace's own second text (Compare's B) too.
+    bool truncate() const { return m_truncate; }
+    void setTruncate(bool truncate)
+    {
+        if (truncate == m_truncate) return;
+        m_truncate = truncate;
+        emit truncateChanged();
+    }
+    attn::TokenizeOptions tokenizeOptions() const
+    {
+        attn::TokenizeOptions o;
+        o.truncate = m_truncate;
+        return o;
+    }
+
+    // A second text, as a sentence pair (NLI, QA): Explore's Pair box, attnscope-cli figure --text-pair. Explore
+    // runs the pair ([CLS] text [SEP] pair [SEP], token types for BERT); the other workspaces take the text alone.
+    // Empty: no pair.
+    QString textPair() const { return m_textPair; }
+    void setTextPair(const QString &pair)
+    {
+        if (pair == m_textPair) return;
+        m_textPair = pair;
+        emit textPairChanged();
+    }
+
 signals:
+    void truncateChanged();
+    void textPairChanged();
     void modelChanged();
     void textChanged();
     void headChosen();
@@ -84,6 +114,8 @@ private:
     attn::Backend m_backend = attn::Backend::Auto;
     std::optional<attn::MaskSpec> m_maskOverride;
     int m_padding = 0;
+    bool m_truncate = false;
+    QString m_textPair;
 };
 
 } // namespace attnui

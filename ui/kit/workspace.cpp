@@ -65,6 +65,7 @@ Workspace::Workspace(Subject *subject, const QString &key, Options options, QWid
     connect(m_runner, &EngineRunner::failed, this, [this](const QString &message) { onRunFailed(message); });
     connect(subject, &Subject::modelChanged, this, [this] { onModelChanged(); });
     connect(subject, &Subject::textChanged, this, [this] { onTextChanged(); });
+    connect(subject, &Subject::truncateChanged, this, [this] { onTokenizeOptionsChanged(); });
     if (options.followBackend) connect(subject, &Subject::backendChanged, this, [this] { scheduleRun(); });
 }
 

@@ -154,6 +154,8 @@ protected:
     // The Subject's model or text changed: by default a (debounced) run.
     virtual void onModelChanged() { scheduleRun(); }
     virtual void onTextChanged() { scheduleRun(); }
+    // Subject::truncate() changed: the tokens may have changed.
+    virtual void onTokenizeOptionsChanged() { onTextChanged(); }
 
     // What a workspace shows when its run fails; `resultShown`: an earlier result stays on screen.
     QString couldNotRunText(const QString &message, bool resultShown) const;

@@ -8,12 +8,14 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnui {
 
 namespace {
 constexpr int kGap = 10, kMinCell = 56, kMaxCell = 170;
+constexpr int kBracket = 6;          // height of the K/V group brackets under the head labels
 constexpr int kMaxImageSide = 256;   // thumbnails of longer inputs are subsampled
 }
 
@@ -24,7 +26,8 @@ HeadGrid::HeadGrid(QWidget *parent) : QWidget(parent)
 }
 
 void HeadGrid::setHeads(int layers, int heads, int length, const std::vector<std::vector<float>> &weights,
-                        const std::vector<std::uint8_t> &masked)
+                        const std::vector<std::uint8_t> &masked,
+                        const std::vector<std::vector<std::uint8_t>> &layerMasked)
 {
     m_layers = layers;
     m_heads = heads;
@@ -41,12 +44,18 @@ void HeadGrid::setHeads(int layers, int heads, int length, const std::vector<std
         for (std::size_t y = 0; y < side; ++y)
             for (std::size_t x = 0; x < side; ++x) m_weights[h][y * side + x] = weights[h][source(y) * L + source(x)];
     }
-    m_masked.clear();
-    if (masked.size() == L * L) {
-        m_masked.resize(side * side);
+    const auto subsample = [&](const std::vector<std::uint8_t> &m) {
+        std::vector<std::uint8_t> out;
+        if (m.size() != L * L) return out;
+        out.resize(side * side);
         for (std::size_t y = 0; y < side; ++y)
-            for (std::size_t x = 0; x < side; ++x) m_masked[y * side + x] = masked[source(y) * L + source(x)];
-    }
+            for (std::size_t x = 0; x < side; ++x) out[y * side + x] = m[source(y) * L + source(x)];
+        return out;
+    };
+    m_masked.assign(std::size_t(std::max(layers, 0)), {});
+    const std::vector<std::uint8_t> shared = subsample(masked);
+    for (std::size_t l = 0; l < m_masked.size(); ++l)
+        m_masked[l] = l < layerMasked.size() && !layerMasked[l].empty() ? subsample(layerMasked[l]) : shared;
     m_selLayer = std::clamp(m_selLayer, 0, std::max(0, layers - 1));
     m_selHead = std::clamp(m_selHead, 0, std::max(0, heads - 1));
     rebuildImages();
@@ -57,6 +66,61 @@ void HeadGrid::setHeads(int layers, int heads, int length, const std::vector<std
 void HeadGrid::clear()
 {
     setHeads(0, 0, 0, {}, {});
+}
+
+void HeadGrid::setStructure(const std::vector<int> &kvHeadOf, const std::vector<int> &layerWindow)
+{
+    if (kvHeadOf == m_kvHeadOf && layerWindow == m_layerWindow) return;
+    m_kvHeadOf = kvHeadOf;
+    m_layerWindow = layerWindow;
+    updateGeometry();
+    update();
+}
+
+bool HeadGrid::hasWindows() const
+{
+    return std::any_of(m_layerWindow.begin(), m_layerWindow.end(), [](int w) { return w > 0; });
+}
+
+QFont HeadGrid::windowFont() const
+{
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() > 0 ? f.pointSizeF() * 0.85 : f.pointSizeF());
+    if (f.pointSizeF() <= 0 && f.pixelSize() > 0) f.setPixelSize(std::max(8, f.pixelSize() * 85 / 100));
+    return f;
+}
+
+QString HeadGrid::windowLabel(int layer) const
+{
+    const int w = layer >= 0 && layer < int(m_layerWindow.size()) ? m_layerWindow[std::size_t(layer)] : 0;
+    return w > 0 ? tr("W %1").arg(w) : QString();
+}
+
+int HeadGrid::labelColumnWidth() const
+{
+    int width = QFontMetrics(font()).horizontalAdvance(QStringLiteral("L00"));
+    const QFontMetrics small(windowFont());
+    for (int l = 0; l < int(m_layerWindow.size()); ++l) width = std::max(width, small.horizontalAdvance(windowLabel(l)));
+    return width + kGap;
+}
+
+// Under the head labels of a layer's row(s): one bracket per K/V head over the query heads that read it.
+void HeadGrid::paintKvGroups(QPainter &p, const Geometry &g, int layer)
+{
+    if (m_kvHeadOf.size() != std::size_t(m_heads)) return;
+    p.setPen(QPen(palette().color(QPalette::WindowText), 1));
+    int start = 0;
+    for (int h = 1; h <= m_heads; ++h) {
+        // A group ends where the K/V head changes or the row wraps.
+        const bool end = h == m_heads || m_kvHeadOf[std::size_t(h)] != m_kvHeadOf[std::size_t(start)] || h % g.columns == 0;
+        if (!end) continue;
+        const QRect a = thumbnailRect(layer, start), b = thumbnailRect(layer, h - 1);
+        const int y = a.top() - 3;
+        p.drawLine(a.left() + 1, y, b.right() - 1, y);
+        p.drawLine(a.left() + 1, y, a.left() + 1, y - kBracket + 2);
+        p.drawLine(b.right() - 1, y, b.right() - 1, y - kBracket + 2);
+        start = h;
+    }
 }
 
 void HeadGrid::setColorMap(ColorMap map)
@@ -97,7 +161,13 @@ void HeadGrid::rebuildImages()
     const bool dark = palette().color(QPalette::Window).lightness() < 128;
     const QRgb maskRgb = maskedColor(dark).rgb();
     const std::size_t cells = std::size_t(side) * std::size_t(side);
-    const bool haveMask = m_masked.size() == cells;
+    const int heads = std::max(m_heads, 1);
+    const auto maskOf = [&](std::size_t h) -> const std::uint8_t * {
+        const std::size_t layer = h / std::size_t(heads);
+        return layer < m_masked.size() && m_masked[layer].size() == cells ? m_masked[layer].data() : nullptr;
+    };
+    bool haveMask = false;
+    for (std::size_t h = 0; h < m_weights.size(); ++h) haveMask = haveMask || maskOf(h);
     // A lookup table: one colour per level, as the big heatmap quantises too.
     std::vector<QRgb> lut(256);
     for (int i = 0; i < 256; ++i) lut[std::size_t(i)] = colorAt(m_map, i / 255.0).rgb();
@@ -110,7 +180,10 @@ void HeadGrid::rebuildImages()
         if (m_weights[h].size() != cells) continue;
         offset[h] = all.size();
         all.insert(all.end(), m_weights[h].begin(), m_weights[h].end());
-        if (haveMask) allMasked.insert(allMasked.end(), m_masked.begin(), m_masked.end());
+        if (haveMask) {
+            if (const std::uint8_t *m = maskOf(h)) allMasked.insert(allMasked.end(), m, m + cells);
+            else allMasked.insert(allMasked.end(), cells, 0);
+        }
     }
     const int rows = int(all.size() / std::size_t(side));
     m_scaled = scaleMatrix(all.data(), haveMask ? allMasked.data() : nullptr, rows, side, m_scale, m_lower, m_upper);
@@ -120,12 +193,13 @@ void HeadGrid::rebuildImages()
     for (std::size_t h = 0; h < m_weights.size(); ++h) {
         if (offset[h] == std::size_t(-1)) continue;
         const float *w = colored + offset[h];
+        const std::uint8_t *mask = maskOf(h);
         QImage img(side, side, QImage::Format_RGB32);
         for (int y = 0; y < side; ++y) {
             auto *line = reinterpret_cast<QRgb *>(img.scanLine(y));
             for (int x = 0; x < side; ++x) {
                 const std::size_t ij = std::size_t(y) * std::size_t(side) + std::size_t(x);
-                if (haveMask && m_masked[ij]) {
+                if (mask && mask[ij]) {
                     line[x] = maskRgb;
                     continue;
                 }
@@ -144,8 +218,8 @@ HeadGrid::Geometry HeadGrid::geometryFor(int width, bool figure) const
 {
     Geometry g;
     const QFontMetrics fm(font());
-    g.labelWidth = fm.horizontalAdvance(QStringLiteral("L00")) + kGap;
-    g.labelHeight = fm.height() + 2;
+    g.labelWidth = labelColumnWidth();
+    g.labelHeight = fm.height() + 2 + (m_kvHeadOf.empty() ? 0 : kBracket);
     const int heads = std::max(1, m_heads);
     const int avail = std::max(kMinCell, width - g.labelWidth - (figure ? colorBarWidth() : 0));
     if (m_layers <= 1) {
@@ -197,8 +271,7 @@ int HeadGrid::colorBarWidth() const
 
 QSize HeadGrid::figureSize() const
 {
-    const QFontMetrics fm(font());
-    const int labelWidth = fm.horizontalAdvance(QStringLiteral("L00")) + kGap;
+    const int labelWidth = labelColumnWidth();
     const int heads = std::max(1, m_heads);
     // One layer: a near-square block of heads; several: one row of heads per layer, about 640 px of thumbnails.
     const int columns = m_layers <= 1 ? int(std::ceil(std::sqrt(double(heads)))) : heads;
@@ -255,8 +328,20 @@ void HeadGrid::paintEvent(QPaintEvent *)
     for (int l = 0; l < m_layers; ++l) {
         const QRect first = thumbnailRect(l, 0);
         p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(QRect(0, first.top(), g.labelWidth - kGap, g.cell), Qt::AlignRight | Qt::AlignVCenter,
-                   QStringLiteral("L%1").arg(l));
+        const QString window = windowLabel(l);
+        if (window.isEmpty()) {
+            p.drawText(QRect(0, first.top(), g.labelWidth - kGap, g.cell), Qt::AlignRight | Qt::AlignVCenter,
+                       QStringLiteral("L%1").arg(l));
+        } else {
+            // A sliding-window layer: its window under its name.
+            const int mid = first.top() + g.cell / 2;
+            p.drawText(QRect(0, mid - fm.height(), g.labelWidth - kGap, fm.height()), Qt::AlignRight | Qt::AlignBottom,
+                       QStringLiteral("L%1").arg(l));
+            p.setFont(windowFont());
+            p.drawText(QRect(0, mid, g.labelWidth - kGap, fm.height()), Qt::AlignRight | Qt::AlignTop, window);
+            p.setFont(font());
+        }
+        paintKvGroups(p, g, l);
         for (int h = 0; h < m_heads; ++h) {
             const QRect r = thumbnailRect(l, h);
             const bool selected = !figure && l == m_selLayer && h == m_selHead;   // figures outline none
@@ -264,7 +349,8 @@ void HeadGrid::paintEvent(QPaintEvent *)
             f.setBold(selected);
             p.setFont(f);
             p.setPen(selected ? pal.color(QPalette::Highlight) : pal.color(QPalette::WindowText));
-            p.drawText(QRect(r.left(), r.top() - g.labelHeight, r.width(), g.labelHeight),
+            const int bracket = m_kvHeadOf.empty() ? 0 : kBracket;
+            p.drawText(QRect(r.left(), r.top() - g.labelHeight, r.width(), g.labelHeight - bracket),
                        Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
             p.setFont(font());
             const std::size_t idx = std::size_t(l * m_heads + h);
@@ -341,8 +427,16 @@ void HeadGrid::mouseMoveEvent(QMouseEvent *event)
     int l = 0, h = 0;
     if (headAt(event->position().toPoint(), &l, &h)) {
         setCursor(Qt::PointingHandCursor);
-        QToolTip::showText(event->globalPosition().toPoint(),
-                           tr("L%1 H%2 (layer %1, head %2, counted from 0): click to show it large").arg(l).arg(h), this);
+        QString tip = tr("L%1 H%2 (layer %1, head %2, counted from 0): click to show it large").arg(l).arg(h);
+        if (m_kvHeadOf.size() == std::size_t(m_heads)) {
+            QStringList group;
+            for (int q = 0; q < m_heads; ++q)
+                if (m_kvHeadOf[std::size_t(q)] == m_kvHeadOf[std::size_t(h)]) group << QStringLiteral("H%1").arg(q);
+            tip += tr("\nreads K/V head %1, shared by %2 (grouped-query attention)").arg(m_kvHeadOf[std::size_t(h)]).arg(group.join(QStringLiteral(", ")));
+        }
+        if (const QString w = windowLabel(l); !w.isEmpty())
+            tip += tr("\nsliding-window layer: each query sees the last %1 keys, itself included").arg(m_layerWindow[std::size_t(l)]);
+        QToolTip::showText(event->globalPosition().toPoint(), tip, this);
     } else {
         unsetCursor();
         QToolTip::hideText();

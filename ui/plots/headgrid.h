@@ -21,9 +21,18 @@ class HeadGrid : public QWidget {
 public:
     explicit HeadGrid(QWidget *parent = nullptr);
 
-    // weights[layer * heads + head]: row-major [length, length] or empty; masked: [length, length] or empty.
+    // weights[layer * heads + head]: row-major [length, length] or empty; masked: [length, length] or empty;
+    // layerMasked[layer], where given and not empty, replaces `masked` for that layer (sliding-window layers).
     void setHeads(int layers, int heads, int length, const std::vector<std::vector<float>> &weights,
-                  const std::vector<std::uint8_t> &masked);
+                  const std::vector<std::uint8_t> &masked,
+                  const std::vector<std::vector<std::uint8_t>> &layerMasked = {});
+    // What the model's structure adds to the picture: kvHeadOf[head], the K/V head each query head reads
+    // (grouped-query attention: the heads of a group are joined by a bracket under their labels; empty: every
+    // head its own), and layerWindow[layer], a sliding-window layer's window in Hugging Face's convention (shown
+    // as "W n" under the layer's label; 0 or empty: full attention). Kept until changed.
+    void setStructure(const std::vector<int> &kvHeadOf, const std::vector<int> &layerWindow);
+    const std::vector<int> &kvHeadOf() const { return m_kvHeadOf; }
+    const std::vector<int> &layerWindow() const { return m_layerWindow; }
     void clear();
     void setColorMap(ColorMap map);
     void setValueRange(double lower, double upper);
@@ -68,12 +77,18 @@ private:
     QStringList colorBarTicks() const;
     int colorBarTickWidth() const;
     void paintColorBar(QPainter &p, const Geometry &g);
+    void paintKvGroups(QPainter &p, const Geometry &g, int layer);
+    bool hasWindows() const;
+    QFont windowFont() const;
+    QString windowLabel(int layer) const;   // "W 4" for a sliding-window layer, else empty
+    int labelColumnWidth() const;
     void rebuildImages();
 
     int m_layers = 0, m_heads = 0, m_length = 0;
     int m_side = 0;                              // thumbnail resolution: min(length, 256)
     std::vector<std::vector<float>> m_weights;   // per head [m_side, m_side], subsampled; empty when not computed
-    std::vector<std::uint8_t> m_masked;          // [m_side, m_side] or empty
+    std::vector<std::vector<std::uint8_t>> m_masked;   // per layer [m_side, m_side] or empty
+    std::vector<int> m_kvHeadOf, m_layerWindow;
     std::vector<QImage> m_images;
     ColorMap m_map = ColorMap::Viridis;
     double m_lower = 0.0, m_upper = 1.0;

@@ -88,6 +88,8 @@ std::string modelInfoJson(const OpenedModel &m);
 
 struct RunRequest {
     std::optional<std::string> text;             // tokenized with the model's tokenizer, or
+    std::optional<std::string> textPair;         // with text: a sentence pair (token_type_ids for BERT-style models)
+    bool truncate = false;                       // with text: cut to the model's positions instead of refusing
     std::vector<std::int64_t> ids;               // token ids as given (when text is nullopt)
     MaskChoice mask;
     std::int64_t padding = 0;                    // padding tokens appended and masked as keys

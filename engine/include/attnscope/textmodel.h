@@ -46,14 +46,39 @@ bool isHubRepoFolder(const std::string &path);
 Result<std::string> resolveHubRepoFolder(const std::string &repoFolder, const std::string &revision = {});
 // "Org/Name[@rev]" → the snapshot folder in the first cache that has the repo.
 Result<std::string> resolveHubRepoId(const std::string &spec);
+struct HubModelInfo {
+    std::string repoId;     // "Qwen/Qwen2.5-0.5B"
+    std::string snapshot;   // its main snapshot folder
+};
+// The models in the hub caches (repos whose main snapshot has a config.json), sorted by repo id; the first cache
+// that has a repo wins, as for resolveHubRepoId. Reads only folder listings and refs.
+std::vector<HubModelInfo> listHubModels();
 
 struct TokenizedText {
     std::string text;
     std::vector<std::int64_t> ids;        // [L]
-    std::vector<std::string> labels;      // [L] what each token covers in the text (special: its vocab string)
-    std::vector<std::size_t> begins;      // [L] byte offsets into text
+    std::vector<std::string> labels;      // [L] what each token covers in its text (special: its vocab string)
+    std::vector<std::size_t> begins;      // [L] byte offsets into text (into textPair for the pair's tokens)
     std::vector<std::size_t> ends;
     std::vector<std::uint8_t> special;    // [L] 1 for special tokens ([CLS], [SEP], ...)
+    // A sentence pair (TokenizeOptions::pair): the second text, which sequence each token belongs to (0 the text,
+    // 1 the pair, -1 added by the post-processor) and the post-processor's token_type_ids (BERT: 0 up to the first
+    // [SEP], then 1). Without a pair: nullopt, and every token is in sequence 0 (or -1) with type 0.
+    std::optional<std::string> textPair;
+    std::vector<std::int8_t> sequence;    // [L]
+    std::vector<std::int64_t> typeIds;    // [L]
+    // TokenizeOptions::truncate removed tokens: the input had untruncatedLength tokens, ids.size() are kept.
+    bool truncated = false;
+    std::size_t untruncatedLength = 0;
+};
+
+struct TokenizeOptions {
+    std::optional<std::string> pair;   // a second text (NLI premise/hypothesis, QA question/context), framed by
+                                       // the tokenizer's pair template ([CLS] a [SEP] b [SEP]; <s> a </s></s> b </s>)
+    // A text longer than the model's positions is cut to them (Hugging Face truncation=True, longest_first: the
+    // longer sequence of a pair loses tokens from its end first) instead of refused. Models without learned
+    // positions (RoPE, ALiBi) are cut to max_position_embeddings when the config gives one.
+    bool truncate = false;
 };
 
 class TextModel {
@@ -72,6 +97,14 @@ public:
     // Fails with a message when the text is longer than the model's learned positions (RoPE models take any
     // length, as transformers does).
     Result<TokenizedText> tokenize(const std::string &text) const;
+    // With a pair and/or truncation. A pair needs a tokenizer (a random: model has no pair template).
+    Result<TokenizedText> tokenize(const std::string &text, const TokenizeOptions &options) const;
+    // The longest input the model takes, special tokens included: its learned positions (less RoBERTa's offset),
+    // else max_position_embeddings; 0 when unbounded.
+    std::int64_t maxTokens() const;
+    // The forward pass's input for these tokens: the ids, and the token type ids when the model has token type
+    // embeddings (BERT; RoBERTa's single type and decoders take none, as in transformers).
+    ForwardInput forwardInput(const TokenizedText &tokens) const;
 
 private:
     TextModel(Model model, std::optional<Tokenizer> tokenizer, std::string spec)

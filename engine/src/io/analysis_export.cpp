@@ -52,8 +52,10 @@ Json inputBlock(const TokenizedText &t)
 {
     Json special = Json::array();
     for (std::uint8_t s : t.special) special.push_back(s ? 1 : 0);
-    return Json{{"text", t.text}, {"tokens", t.labels}, {"token_ids", t.ids}, {"special", special},
-                {"length", t.ids.size()}};
+    Json in{{"text", t.text}, {"tokens", t.labels}, {"token_ids", t.ids}, {"special", special},
+            {"length", t.ids.size()}, {"truncated", t.truncated}};
+    if (t.truncated) in["untruncated_length"] = t.untruncatedLength;
+    return in;
 }
 
 Json header(const TextModel &m, const TokenizedText &t, const char *kind)

@@ -304,14 +304,21 @@ Json input(const RunRequest &request, const RunData &data)
     const TokenizedText &t = data.tokens;
     Json offsets = Json::array();
     for (std::size_t i = 0; i < t.ids.size(); ++i) offsets.push_back(Json::array({t.begins[i], t.ends[i]}));
-    return Json{{"text", nullableString(request.text)},
-                {"tokens", t.labels},
-                {"token_ids", t.ids},
-                {"special", t.special},
-                {"attention_mask", data.attentionMask},
-                {"offsets", offsets},
-                {"length", data.result.length},
-                {"padding", request.padding}};
+    Json in{{"text", nullableString(request.text)},
+            {"text_pair", nullableString(request.textPair)},
+            {"tokens", t.labels},
+            {"token_ids", t.ids},
+            {"token_type_ids", t.typeIds},
+            {"special", t.special},
+            {"attention_mask", data.attentionMask},
+            {"offsets", offsets},
+            {"length", data.result.length},
+            {"padding", request.padding},
+            {"truncated", t.truncated}};
+    // Which text each token's offsets point into: 0 the text, 1 the pair, -1 none (framing, padding).
+    if (request.textPair) in["sequence_ids"] = t.sequence;
+    if (t.truncated) in["untruncated_length"] = t.untruncatedLength;
+    return in;
 }
 
 // [layer][head][query][key]; null for heads not captured. One query row per line.

@@ -234,10 +234,15 @@ Result<RunData> runModel(const OpenedModel &m, const RunRequest &request)
     const ModelConfig &c = m.model.config();
     if (request.text) {
         if (!m.textModel) return Status::invalid(m.name + ": text input needs a tokenizer: " + m.tokenizerError);
-        auto tokens = m.textModel->tokenize(*request.text);
+        TokenizeOptions options;
+        options.pair = request.textPair;
+        options.truncate = request.truncate;
+        auto tokens = m.textModel->tokenize(*request.text, options);
         if (!tokens) return tokens.status();
         data.tokens = std::move(tokens).value();
     } else {
+        if (request.textPair || request.truncate)
+            return Status::invalid(std::string(request.textPair ? "text pair" : "truncation") + ": applies to text input, not to token ids");
         if (request.ids.empty()) return Status::invalid("ids: no token ids given");
         for (std::int64_t id : request.ids) {
             data.tokens.ids.push_back(id);
@@ -247,7 +252,10 @@ Result<RunData> runModel(const OpenedModel &m, const RunRequest &request)
             data.tokens.begins.push_back(0);
             data.tokens.ends.push_back(0);
             data.tokens.special.push_back(known && m.tokenizer->isSpecialId(static_cast<std::int32_t>(id)) ? 1 : 0);
+            data.tokens.sequence.push_back(0);
+            data.tokens.typeIds.push_back(0);
         }
+        data.tokens.untruncatedLength = data.tokens.ids.size();
     }
     if (request.padding < 0) return Status::invalid("padding: " + std::to_string(request.padding) + " is negative");
     if ((request.analyses.rollout || request.analyses.flow) && request.heads)
@@ -268,11 +276,14 @@ Result<RunData> runModel(const OpenedModel &m, const RunRequest &request)
         data.tokens.begins.push_back(data.tokens.text.size());
         data.tokens.ends.push_back(data.tokens.text.size());
         data.tokens.special.push_back(1);
+        data.tokens.sequence.push_back(-1);
+        data.tokens.typeIds.push_back(0);   // Hugging Face's pad_token_type_id
         data.attentionMask.push_back(0);
     }
 
     ForwardInput input;
     input.tokenIds = data.tokens.ids;
+    if (m.textModel) input.tokenTypeIds = m.textModel->forwardInput(data.tokens).tokenTypeIds;
     if (request.padding > 0) input.attentionMask = data.attentionMask;
     ForwardOptions &o = data.options;
     o.backend = request.backend;

@@ -116,4 +116,26 @@ Result<std::string> resolveHubRepoId(const std::string &spec)
                                           id + "`, or give the folder's path");
 }
 
+std::vector<HubModelInfo> listHubModels()
+{
+    std::vector<HubModelInfo> found;
+    for (const std::string &dir : hubCacheDirs()) {
+        std::error_code ec;
+        for (const auto &entry : fs::directory_iterator(dir, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.rfind("models--", 0) != 0 || !isHubRepoFolder(entry.path().string())) continue;
+            // models--Org--Name → Org/Name (a repo without an organisation has one part).
+            std::string id = name.substr(8);
+            if (const std::size_t sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
+            if (std::any_of(found.begin(), found.end(), [&](const HubModelInfo &m) { return m.repoId == id; })) continue;
+            auto snapshot = resolveHubRepoFolder(entry.path().string());
+            // Datasets and half-downloaded repos have no config.json: they are not models to open.
+            if (!snapshot || !fs::exists(fs::path(*snapshot) / "config.json", ec)) continue;
+            found.push_back({id, *snapshot});
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const HubModelInfo &a, const HubModelInfo &b) { return a.repoId < b.repoId; });
+    return found;
+}
+
 } // namespace attn

@@ -81,49 +81,126 @@ Result<TextModel> TextModel::open(const std::string &spec, const LoadOptions &op
 std::string TextModel::displayName() const
 {
     if (m_spec.rfind("sample:", 0) == 0 || m_spec.rfind("random:", 0) == 0) return m_spec;
+    // A hub cache entry shows its repo id, not the snapshot's commit hash: "Org/Name" as given, or from the
+    // models--Org--Name folder of a path into the cache.
+    std::error_code ec;
+    if (!fs::exists(m_spec, ec) && m_spec.find('/') != std::string::npos) return m_spec;
+    for (fs::path p = fs::path(m_model.source()).lexically_normal(); !p.empty() && p != p.root_path(); p = p.parent_path()) {
+        const std::string name = p.filename().string();
+        if (name.rfind("models--", 0) != 0) continue;
+        std::string id = name.substr(8);
+        if (const std::size_t sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
+        return id;
+    }
     return m_model.name();
 }
 
 Result<TokenizedText> TextModel::tokenize(const std::string &text) const
 {
+    return tokenize(text, TokenizeOptions{});
+}
+
+std::int64_t TextModel::maxTokens() const
+{
+    const ModelConfig &c = m_model.config();
+    return c.maxPositions > 0 ? c.maxPositions - c.positionOffset : 0;
+}
+
+namespace {
+
+// The tokenizer's encoding as the model's tokens: labels are the text each token covers in its own sequence.
+TokenizedText fromEncoding(const Encoding &enc, const std::string &text, const std::optional<std::string> &pair)
+{
     TokenizedText t;
     t.text = text;
+    t.textPair = pair;
+    for (std::size_t i = 0; i < enc.ids.size(); ++i) {
+        t.ids.push_back(enc.ids[i]);
+        const bool special = enc.special[i] != 0;
+        const std::size_t b = enc.begins[i], e = enc.ends[i];
+        const std::int8_t seq = i < enc.sequence.size() ? enc.sequence[i] : std::int8_t(special ? -1 : 0);
+        const std::string &source = pair && seq == 1 ? *pair : text;
+        t.labels.push_back(special || e <= b || e > source.size() ? enc.tokens[i] : source.substr(b, e - b));
+        t.begins.push_back(b);
+        t.ends.push_back(e);
+        t.special.push_back(enc.special[i]);
+        t.sequence.push_back(seq);
+        t.typeIds.push_back(i < enc.typeIds.size() ? enc.typeIds[i] : 0);
+    }
+    t.untruncatedLength = t.ids.size();
+    return t;
+}
+
+} // namespace
+
+Result<TokenizedText> TextModel::tokenize(const std::string &text, const TokenizeOptions &options) const
+{
+    const ModelConfig &c = m_model.config();
+    const std::int64_t limit = maxTokens();
+    const bool learned = c.positions == PositionKind::Learned && limit > 0;
+    TokenizedText t;
     if (!m_tokenizer) {
+        if (options.pair)
+            return Status::invalid("text pair: " + displayName() + " has no tokenizer and so no pair template (its "
+                                   "tokens are the text's bytes); join the texts into one");
         // Synthetic models: one token per UTF-8 byte; a multi-byte character's label sits on its first byte.
+        t.text = text;
         for (std::size_t i = 0; i < text.size(); ++i) {
-            const unsigned char c = static_cast<unsigned char>(text[i]);
+            const unsigned char ch = static_cast<unsigned char>(text[i]);
             std::size_t len = 1;
-            if ((c & 0xE0) == 0xC0) len = 2; else if ((c & 0xF0) == 0xE0) len = 3; else if ((c & 0xF8) == 0xF0) len = 4;
+            if ((ch & 0xE0) == 0xC0) len = 2; else if ((ch & 0xF0) == 0xE0) len = 3; else if ((ch & 0xF8) == 0xF0) len = 4;
             for (std::size_t k = 0; k < len && i + k < text.size(); ++k) {
                 t.ids.push_back(static_cast<unsigned char>(text[i + k]));
                 t.labels.push_back(k == 0 ? text.substr(i, len) : std::string());
                 t.begins.push_back(i + k);
                 t.ends.push_back(i + k + 1);
                 t.special.push_back(0);
+                t.sequence.push_back(0);
+                t.typeIds.push_back(0);
             }
             i += len - 1;
         }
+        t.untruncatedLength = t.ids.size();
+        if (options.truncate && limit > 0 && static_cast<std::int64_t>(t.ids.size()) > limit) {
+            const auto keep = static_cast<std::size_t>(limit);
+            for (auto *v : {&t.begins, &t.ends}) v->resize(keep);
+            t.ids.resize(keep), t.labels.resize(keep), t.special.resize(keep), t.sequence.resize(keep), t.typeIds.resize(keep);
+            t.truncated = true;
+        }
     } else {
-        auto enc = m_tokenizer->encode(text);
+        auto enc = options.pair ? m_tokenizer->encodePair(text, *options.pair) : m_tokenizer->encode(text);
         if (!enc) return enc.status();
-        for (std::size_t i = 0; i < enc->ids.size(); ++i) {
-            t.ids.push_back(enc->ids[i]);
-            const bool special = enc->special[i] != 0;
-            const std::size_t b = enc->begins[i], e = enc->ends[i];
-            t.labels.push_back(special || e <= b ? enc->tokens[i] : text.substr(b, e - b));
-            t.begins.push_back(b);
-            t.ends.push_back(e);
-            t.special.push_back(enc->special[i]);
+        t = fromEncoding(*enc, text, options.pair);
+        if (options.truncate && limit > 0 && static_cast<std::int64_t>(enc->ids.size()) > limit) {
+            EncodeOptions cut;
+            cut.maxLength = static_cast<std::size_t>(limit);
+            auto shorter = options.pair ? m_tokenizer->encodePair(text, *options.pair, cut) : m_tokenizer->encode(text, cut);
+            if (!shorter) return Status::invalid("truncation to " + displayName() + "'s " + std::to_string(limit) +
+                                                 " positions: " + shorter.status().message());
+            const std::size_t untruncated = t.ids.size();
+            t = fromEncoding(*shorter, text, options.pair);
+            t.truncated = true;
+            t.untruncatedLength = untruncated;
         }
     }
     if (t.ids.empty()) return Status::invalid("the text has no tokens");
-    const ModelConfig &c = m_model.config();
-    const std::int64_t maxPositions = c.maxPositions - c.positionOffset;
-    if (c.positions == PositionKind::Learned && c.maxPositions > 0 && static_cast<std::int64_t>(t.ids.size()) > maxPositions)
-        return Status::invalid("the text is " + std::to_string(t.ids.size()) + " tokens long, but " + displayName() +
-                               " has only " + std::to_string(maxPositions) + " positions (config.json " +
-                               (c.architecture == Architecture::Gpt2 ? "n_positions" : "max_position_embeddings") + ")");
+    if (learned && static_cast<std::int64_t>(t.ids.size()) > limit)
+        return Status::invalid(std::string(options.pair ? "the text and its pair are " : "the text is ") +
+                               std::to_string(t.ids.size()) + " tokens long, but " + displayName() + " has only " +
+                               std::to_string(limit) + " positions (config.json " +
+                               (c.architecture == Architecture::Gpt2 ? "n_positions" : "max_position_embeddings") +
+                               "); truncation keeps the first " + std::to_string(limit));
     return t;
+}
+
+ForwardInput TextModel::forwardInput(const TokenizedText &tokens) const
+{
+    ForwardInput in;
+    in.tokenIds = tokens.ids;
+    const bool typed = m_model.config().typeVocabSize > 1 &&
+                       std::any_of(tokens.typeIds.begin(), tokens.typeIds.end(), [](std::int64_t t) { return t != 0; });
+    if (typed) in.tokenTypeIds = tokens.typeIds;
+    return in;
 }
 
 } // namespace attn

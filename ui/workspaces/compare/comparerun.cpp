@@ -32,7 +32,7 @@ attn::Status runSide(const attn::TextModel &model, const QString &text, const at
                      const CompareSettings &settings, const CompareRequest &r, const JobContext &ctx, double from,
                      double to, CompareSide *side)
 {
-    auto tokens = model.tokenize(text.toStdString());
+    auto tokens = model.tokenize(text.toStdString(), r.tokenize);
     if (!tokens) return tokens.status();
     if (tokens->ids.empty()) return attn::Status::invalid("the text gives no tokens");
     if (auto s = checkTokenLimit(int(tokens->ids.size()), kCompareMaxTokens, "Compare", "two heads' weights and their difference"); !s)

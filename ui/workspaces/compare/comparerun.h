@@ -46,6 +46,7 @@ struct CompareRequest {
     CompareMode mode = CompareMode::Heads;
     QString textA;                     // the Subject's text
     QString textB;                     // Texts mode
+    attn::TokenizeOptions tokenize;    // Subject::tokenizeOptions(), for both texts
     attn::HeadRef headA{0, 0};
     attn::HeadRef headB{0, 0};         // Heads mode
     CompareSettings settingsA, settingsB;   // Settings mode

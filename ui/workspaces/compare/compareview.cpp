@@ -235,6 +235,7 @@ void CompareView::submit()
     r.model = requireModel(tr("Open a model in Explore: Compare shows two of its attention matrices."));
     if (!r.model) return;
     r.textA = subject()->text();
+    r.tokenize = subject()->tokenizeOptions();
     r.backend = subject()->backend();
     runner()->submit([r](const JobContext &ctx) { return runCompare(r, ctx); });
 }

@@ -100,14 +100,14 @@ attn::Result<std::shared_ptr<Snapshot>> runEquivarianceJob(const EquivarianceReq
 
     // 1. The engine's check: the numbers shown in large text.
     const auto progress = [&ctx](double f) { ctx.reportProgress(f); };   // a context without a callback: none
-    if (auto tokens = textModel.tokenize(request.text.toStdString()); tokens) {
-        if (auto s = checkTokenLimit(int(tokens->ids.size()), kEquivarianceMaxTokens, "Equivariance",
-                                     "one head's weights on both inputs and their difference");
-            !s)
-            return s;
-    }
+    auto tokens = textModel.tokenize(request.text.toStdString(), request.tokenize);
+    if (!tokens) return tokens.status();
+    if (auto s = checkTokenLimit(int(tokens->ids.size()), kEquivarianceMaxTokens, "Equivariance",
+                                 "one head's weights on both inputs and their difference");
+        !s)
+        return s;
     auto checked = attn::runEquivariance(
-        textModel, request.text.toStdString(), request.settings, [&](double f) { progress(0.8 * f); }, ctx.cancelFn());
+        textModel, *tokens, request.settings, [&](double f) { progress(0.8 * f); }, ctx.cancelFn());
     if (!checked) return checked.status();
 
     auto snap = std::make_shared<EquivarianceSnapshot>();

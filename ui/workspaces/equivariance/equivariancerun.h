@@ -20,6 +20,7 @@ namespace attnui {
 struct EquivarianceRequest {
     TextModelPtr model;
     QString text;
+    attn::TokenizeOptions tokenize;   // Subject::tokenizeOptions()
     attn::EquivarianceSettings settings;
     attn::HeadRef focus;   // the head drawn in the panels (inside the scope)
 };

@@ -336,6 +336,7 @@ void EquivarianceView::submit()
     r.model = requireModel(tr("Open a model in Explore first: equivariance compares two passes of a model."));
     if (!r.model) return;
     r.text = subject()->text();
+    r.tokenize = subject()->tokenizeOptions();
     r.settings = settings();
     r.focus = focusHead();
     m_status->setText(tr("Running 4 forward passes…"));

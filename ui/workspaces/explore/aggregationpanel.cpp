@@ -19,12 +19,13 @@ namespace attnui {
 
 namespace {
 
-HeatmapData matrixData(const ExploreSnapshot &s, const std::vector<double> &m, double *upper)
+// `layer`: the layer whose mask applies (a layer mean); -1 for rollout and flow, which mix every layer's.
+HeatmapData matrixData(const ExploreSnapshot &s, const std::vector<double> &m, double *upper, int layer)
 {
     HeatmapData data;
     data.rows = data.cols = s.length();
     data.values.assign(m.begin(), m.end());
-    data.masked = s.masked;
+    data.masked = s.maskedOf(layer);
     data.rowLabels = data.colLabels = s.tokens;
     *upper = 0.0;
     for (double v : m) *upper = std::max(*upper, v);
@@ -140,7 +141,7 @@ void AggregationPanel::updateMean()
         return;
     }
     double upper = 0.0;
-    m_meanPlot->setData(matrixData(s, s.layerMeans[std::size_t(layer)], &upper));
+    m_meanPlot->setData(matrixData(s, s.layerMeans[std::size_t(layer)], &upper, layer));
     m_meanPlot->setValueRange(0.0, std::max(upper, 1e-6));
     m_meanPlot->setValueLabel(tr("mean weight"));
     m_meanPlot->setTitle(tr("%1: mean over %2 heads").arg(layerName(layer)).arg(s.heads));
@@ -161,7 +162,7 @@ void AggregationPanel::updateAggregate()
         return;
     }
     double upper = 0.0;
-    m_aggregatePlot->setData(matrixData(s, m, &upper));
+    m_aggregatePlot->setData(matrixData(s, m, &upper, -1));
     m_aggregatePlot->setValueRange(0.0, std::max(upper, 1e-6));
     m_aggregatePlot->setTitle(tr("%1 through %2 layers").arg(flow ? tr("Attention flow") : tr("Attention rollout"))
                                   .arg(s.layers));

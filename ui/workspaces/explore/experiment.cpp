@@ -49,6 +49,18 @@ QString maskKindName(MaskKind kind)
     return {};
 }
 
+const std::vector<std::uint8_t> &ExploreSnapshot::maskedOf(int layer) const
+{
+    if (layer >= 0 && layer < int(layerMasked.size()) && !layerMasked[std::size_t(layer)].empty())
+        return layerMasked[std::size_t(layer)];
+    return masked;
+}
+
+QString ExploreSnapshot::maskDescriptionOf(int layer) const
+{
+    return layer >= 0 && layer < layerMaskDescription.size() ? layerMaskDescription[layer] : maskDescription;
+}
+
 bool ExploreSnapshot::hasWeights(int layer, int head) const
 {
     const int idx = layer * heads + head;

@@ -67,8 +67,17 @@ struct ExploreSnapshot : Snapshot {
     // Per (layer, head), index layer * heads + head: row-major [L, L], empty when not computed.
     std::vector<std::vector<float>> weights;
     std::vector<std::vector<float>> scores;  // scaled Q·Kᵀ plus biases (ALiBi), −∞ where masked
-    std::vector<std::uint8_t> masked;        // [L, L], 1 where the mask forbids the pair (all heads)
+    std::vector<std::uint8_t> masked;        // [L, L], 1 where the mask forbids the pair (every layer without its own)
     QString maskDescription;
+    QString inputNote;                       // how the text became tokens, when worth saying (truncation)
+    // Models whose layers differ (Mistral, Qwen2 layer_types, Gemma 2/3: sliding-window layers beside global
+    // ones): per layer, its window in Hugging Face's convention (W keys, the query included; 0: full), its
+    // masked cells where they differ from `masked` (else empty) and its mask described.
+    std::vector<int> layerWindow;                        // [layers] or empty
+    std::vector<std::vector<std::uint8_t>> layerMasked;  // [layers] of [L, L] or empty
+    QStringList layerMaskDescription;                    // [layers] or empty
+    // Grouped-query attention: the K/V head each query head reads ([heads]); empty when every head has its own.
+    std::vector<int> kvHeadOf;
 
     // Analysis (engine/src/analysis): per head [layers * heads], NaN-filled for heads not computed.
     std::vector<attn::HeadStatistics> stats;
@@ -86,6 +95,9 @@ struct ExploreSnapshot : Snapshot {
     bool hasWeights(int layer, int head) const;
     const std::vector<float> &weightsOf(int layer, int head) const { return weights[std::size_t(layer * heads + head)]; }
     const std::vector<float> &scoresOf(int layer, int head) const { return scores[std::size_t(layer * heads + head)]; }
+    const std::vector<std::uint8_t> &maskedOf(int layer) const;
+    QString maskDescriptionOf(int layer) const;
+    int windowOf(int layer) const { return layer >= 0 && layer < int(layerWindow.size()) ? layerWindow[std::size_t(layer)] : 0; }
 };
 
 QStringList tokenizeWords(const QString &text);

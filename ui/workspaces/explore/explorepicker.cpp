@@ -167,6 +167,15 @@ void ExploreView::rebuildModelPicker()
         m_modelCombo->addItem(tr("Sample: %1").arg(QString::fromStdString(s.name)), spec);
         m_modelCombo->setItemData(m_modelCombo->count() - 1, QString::fromStdString(s.folder), Qt::ToolTipRole);
     }
+    // Models downloaded with huggingface_hub, opened by repo id (offline; AttnScope never downloads).
+    const std::vector<attn::HubModelInfo> hub = attn::listHubModels();
+    if (!hub.empty()) m_modelCombo->insertSeparator(m_modelCombo->count());
+    for (const attn::HubModelInfo &m : hub) {
+        m_modelCombo->addItem(tr("Hub: %1").arg(QString::fromStdString(m.repoId)), QString::fromStdString(m.repoId));
+        m_modelCombo->setItemData(m_modelCombo->count() - 1,
+                                  tr("%1 in the Hugging Face cache").arg(QDir::toNativeSeparators(QString::fromStdString(m.snapshot))),
+                                  Qt::ToolTipRole);
+    }
     const QStringList recent = recentModels();
     if (!recent.isEmpty()) m_modelCombo->insertSeparator(m_modelCombo->count());
     for (const QString &folder : recent) {

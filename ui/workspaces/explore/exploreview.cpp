@@ -20,6 +20,9 @@
 
 #include <attnscope/attention.h>
 
+#include <algorithm>
+
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QEvent>
@@ -29,6 +32,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -88,6 +92,27 @@ void ExploreView::onTextChanged()
     if (subject()->text() != m_text->toPlainText()) m_text->setPlainText(subject()->text());   // reruns
 }
 
+void ExploreView::onTokenizeOptionsChanged()
+{
+    syncPairWidgets();
+    if (!m_raw) scheduleEditRun();
+}
+
+// The pair and truncation boxes show what the Subject holds (set by a session, a lesson or the CLI too).
+void ExploreView::syncPairWidgets()
+{
+    const QSignalBlocker b1(m_pairBox), b2(m_pair), b3(m_truncateBox);
+    const QString pair = subject()->textPair();
+    if (!pair.isEmpty()) {
+        m_pairBox->setChecked(true);
+        if (m_pair->text() != pair) m_pair->setText(pair);
+    } else if (m_pairBox->isChecked() && !m_pair->text().isEmpty()) {
+        m_pairBox->setChecked(false);   // cleared from elsewhere
+    }
+    m_pair->setVisible(m_pairBox->isChecked());
+    m_truncateBox->setChecked(subject()->truncate());
+}
+
 void ExploreView::onModelChanged()
 {
     // A model set elsewhere is used as it is, never loaded again. Explore's own model (adoptModel()) is m_model
@@ -141,6 +166,43 @@ void ExploreView::buildUi()
     m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);   // again at FontChange
     m_text->installEventFilter(this);
     left->addWidget(m_text);
+    // A sentence pair (NLI premise and hypothesis, QA question and context) and truncation: how the text becomes
+    // tokens. Both live in the Subject (sessions, attnscope-cli figure --text-pair / --truncate).
+    auto *inputRow = new QHBoxLayout;
+    m_pairBox = new QCheckBox(tr("&Pair"));
+    m_pairBox->setToolTip(tr("Run a sentence pair: the text and a second text in the tokenizer's pair template "
+                             "([CLS] text [SEP] pair [SEP] for BERT, with token types 0 and 1). Explore's views only; "
+                             "the other workspaces take the text alone."));
+    m_truncateBox = new QCheckBox(tr("&Truncate to the model's positions"));
+    m_truncateBox->setToolTip(tr("A text longer than the model's positions is cut to them (Hugging Face truncation: "
+                                 "the longer text of a pair loses its last tokens first) instead of refused. Every "
+                                 "workspace tokenizes with it."));
+    inputRow->addWidget(m_pairBox);
+    inputRow->addWidget(m_truncateBox);
+    inputRow->addStretch(1);
+    left->addLayout(inputRow);
+    m_pair = new QLineEdit;
+    m_pair->setPlaceholderText(tr("The pair's second text, e.g. an NLI hypothesis"));
+    m_pair->setClearButtonEnabled(true);
+    m_pair->hide();
+    left->addWidget(m_pair);
+    connect(m_pairBox, &QCheckBox::toggled, this, [this](bool on) {
+        m_pair->setVisible(on);
+        subject()->setTextPair(on ? m_pair->text() : QString());
+        if (on) m_pair->setFocus();
+    });
+    connect(m_pair, &QLineEdit::textEdited, this, [this](const QString &text) {
+        if (m_pairBox->isChecked()) subject()->setTextPair(text);
+    });
+    connect(m_truncateBox, &QCheckBox::toggled, this, [this](bool on) { subject()->setTruncate(on); });
+    connect(subject(), &Subject::textPairChanged, this, [this] {
+        syncPairWidgets();
+        if (!m_raw) scheduleEditRun();
+    });
+    m_inputNote = new QLabel;
+    m_inputNote->setWordWrap(true);
+    m_inputNote->setForegroundRole(QPalette::PlaceholderText);
+    m_inputNote->hide();
     m_exampleHint = new QLabel;
     m_exampleHint->setObjectName(QStringLiteral("exampleHint"));
     m_exampleHint->setWordWrap(true);
@@ -158,6 +220,7 @@ void ExploreView::buildUi()
     m_chipsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_chipsScroll->viewport()->installEventFilter(this);
     left->addWidget(m_chipsScroll);
+    left->addWidget(m_inputNote);
     left->addWidget(buildRawControls());
 
     left->addWidget(sectionTitle(tr("Overview: layer × head")));
@@ -338,8 +401,17 @@ QString ExploreView::figureCaption() const
     QString text = m_text->toPlainText().simplified();
     if (text.size() > 60) text = text.left(57) + QStringLiteral("…");
     QStringList parts{model, QStringLiteral("\"%1\"").arg(text)};
-    if (m_viewFigure == m_grid) parts << tr("all layers × heads");
-    else if (m_tabs->currentIndex() == HeadTab) parts << headName(m_layer, m_head);
+    if (m_viewFigure == m_grid) {
+        parts << tr("all layers × heads");
+        // The grid's marks, said once where a reader of the figure looks for them.
+        if (m_snapshot && !m_snapshot->kvHeadOf.empty()) parts << tr("brackets: query heads sharing a K/V head");
+        if (m_snapshot && std::any_of(m_snapshot->layerWindow.begin(), m_snapshot->layerWindow.end(), [](int w) { return w > 0; }))
+            parts << tr("W n: sliding window of n keys");
+    } else if (m_tabs->currentIndex() == HeadTab) {
+        parts << headName(m_layer, m_head);
+        if (m_snapshot && m_snapshot->windowOf(m_layer) > 0)
+            parts << tr("sliding window W = %1").arg(m_snapshot->windowOf(m_layer));
+    }
     else if (m_tabs->currentIndex() == LinesTab) parts << tr("%1, all heads").arg(layerName(m_layer));
     if (m_raw) parts << m_mask->currentText();
     // attnscope-cli figure --mask / --pad: say which mask the figure ran with.
@@ -424,6 +496,8 @@ ModelRequest ExploreView::modelRequest() const
     r.backend = subject()->backend();
     r.maskOverride = subject()->maskOverride();
     r.padding = subject()->padding();
+    r.tokenize = subject()->tokenizeOptions();
+    if (!subject()->textPair().isEmpty()) r.tokenize.pair = subject()->textPair().toStdString();
     return r;
 }
 
@@ -531,14 +605,23 @@ void ExploreView::showSnapshot()
         m_chips->setTokens(s.tokens, s.special);
         fitChips();
     }
-    m_grid->setHeads(s.layers, s.heads, s.length(), s.weights, s.masked);
+    m_inputNote->setText(s.inputNote);
+    m_inputNote->setVisible(!s.inputNote.isEmpty());
+    m_grid->setStructure(s.kvHeadOf, s.layerWindow);
+    m_grid->setHeads(s.layers, s.heads, s.length(), s.weights, s.masked, s.layerMasked);
     m_grid->setSelected(m_layer, m_head);
     bool all = true;
     for (const auto &w : s.weights) all = all && !w.empty();
-    m_gridNote->setText(all ? tr("Rows are layers, columns heads (%1 × %2). Click a head to show it large.")
-                                  .arg(s.layers).arg(s.heads)
-                            : tr("%1 tokens: only the selected head is computed. Click another head to "
-                                 "compute it.").arg(s.length()));
+    QString note = all ? tr("Rows are layers, columns heads (%1 × %2). Click a head to show it large.")
+                             .arg(s.layers).arg(s.heads)
+                       : tr("%1 tokens: only the selected head is computed. Click another head to "
+                            "compute it.").arg(s.length());
+    if (!s.kvHeadOf.empty())
+        note += QLatin1Char(' ') + tr("Brackets join the query heads that share one K/V head (grouped-query attention, "
+                                      "%1 K/V heads).").arg(*std::max_element(s.kvHeadOf.begin(), s.kvHeadOf.end()) + 1);
+    if (std::any_of(s.layerWindow.begin(), s.layerWindow.end(), [](int w) { return w > 0; }))
+        note += QLatin1Char(' ') + tr("\"W n\": a sliding-window layer, each query sees the last n keys (itself included).");
+    m_gridNote->setText(note);
     m_stats->setSnapshot(m_snapshot);
     m_aggregation->setSnapshot(m_snapshot);
     m_aggregation->setLayer(m_layer);
@@ -561,7 +644,7 @@ void ExploreView::showHead()
         data.rows = data.cols = snapshot->length();
         data.values = snapshot->weightsOf(layer, head);
         data.scores = snapshot->scoresOf(layer, head);
-        data.masked = snapshot->masked;
+        data.masked = snapshot->maskedOf(layer);
         data.rowLabels = data.colLabels = snapshot->tokens;
         return data;
     };
@@ -578,7 +661,9 @@ void ExploreView::showHead()
                       .arg(positionalPhrase(s.request.positional))
                       .arg(QString::fromStdString(s.backend));
     else
-        setting = tr("%1 · %2").arg(s.source, s.maskDescription);
+        setting = tr("%1 · %2").arg(s.source, s.maskDescriptionOf(m_layer));
+    if (!s.kvHeadOf.empty() && m_head < int(s.kvHeadOf.size()))
+        setting += tr(" · K/V head %1").arg(s.kvHeadOf[std::size_t(m_head)]);
     m_plot->setTitle(tr("%1 of %2 layers × %3 heads   —   %4").arg(headName(m_layer, m_head)).arg(s.layers).arg(s.heads).arg(setting));
     emit figureChanged();
 }

@@ -12,9 +12,11 @@
 
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
 class QGroupBox;
 class QLabel;
+class QLineEdit;
 class QScrollArea;
 class QSpinBox;
 class QSplitter;
@@ -103,6 +105,8 @@ protected:
     bool hasResult() const override { return m_snapshot != nullptr; }
     void onModelChanged() override;
     void onTextChanged() override;
+    void onTokenizeOptionsChanged() override;
+    void syncPairWidgets();
 
 private:
     void fitChips();
@@ -143,6 +147,10 @@ private:
     QLabel *m_exampleHint = nullptr;
     QLabel *m_intro = nullptr;
     TextEditor *m_text = nullptr;
+    QCheckBox *m_pairBox = nullptr;     // a sentence pair: shows m_pair
+    QLineEdit *m_pair = nullptr;        // the second text (Subject::textPair())
+    QCheckBox *m_truncateBox = nullptr; // Subject::truncate()
+    QLabel *m_inputNote = nullptr;      // what truncation kept
     TokenChips *m_chips = nullptr;
     QScrollArea *m_chipsScroll = nullptr;
     QGroupBox *m_rawBox = nullptr;

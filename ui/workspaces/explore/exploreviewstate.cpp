@@ -23,6 +23,7 @@ namespace attnui {
 
 namespace {
 
+constexpr qsizetype kMaxPairChars = 100000;   // a QA context may be long; the text itself has its own limit
 const QStringList kTabNames{QStringLiteral("head"), QStringLiteral("lines"), QStringLiteral("statistics"),
                             QStringLiteral("rollout"), QStringLiteral("outputs"), QStringLiteral("dataset")};
 
@@ -80,7 +81,9 @@ QJsonObject ExploreView::sessionState() const
     QJsonObject state{{QStringLiteral("tab"), kTabNames.value(m_tabs->currentIndex())},
                       {QStringLiteral("layer"), m_layer},
                       {QStringLiteral("head"), m_head},
-                      {QStringLiteral("raw"), m_raw}};
+                      {QStringLiteral("raw"), m_raw},
+                      {QStringLiteral("truncate"), subject()->truncate()}};
+    if (!subject()->textPair().isEmpty()) state.insert(QStringLiteral("text_pair"), subject()->textPair());
     if (m_raw) {
         const ExperimentRequest r = request();
         state.insert(QStringLiteral("experiment"),
@@ -101,11 +104,14 @@ bool ExploreView::restoreSessionState(const QJsonObject &state, QString *error)
     StateReader in(state);
     QString tabName = kTabNames.value(m_tabs->currentIndex());
     int layer = m_layer, head = m_head;
-    bool raw = false;
+    bool raw = false, truncate = false;
+    QString pair;
     in.choice(QStringLiteral("tab"), kTabNames, tabName)
         .integer(QStringLiteral("layer"), 0, 4095, layer)
         .integer(QStringLiteral("head"), 0, 4095, head)
-        .boolean(QStringLiteral("raw"), raw);
+        .boolean(QStringLiteral("raw"), raw)
+        .boolean(QStringLiteral("truncate"), truncate)
+        .string(QStringLiteral("text_pair"), pair, kMaxPairChars);
     if (in.has(QStringLiteral("experiment")) && !state.value(QStringLiteral("experiment")).isObject())
         in.fail(QStringLiteral("experiment"), tr("expected an object"));
     if (!in.ok(error)) return false;
@@ -154,6 +160,9 @@ bool ExploreView::restoreSessionState(const QJsonObject &state, QString *error)
     m_layer = layer;
     m_head = head;
     m_tabs->setCurrentIndex(tab);
+    subject()->setTruncate(truncate);
+    subject()->setTextPair(pair);
+    syncPairWidgets();
     if (raw && !m_raw) useRawExperiment();
     else if (m_snapshot && layer < m_snapshot->layers && head < m_snapshot->heads) selectHead(layer, head);
     else rerun();   // a head outside this model: clamped when the result (of the model a session opens) is shown

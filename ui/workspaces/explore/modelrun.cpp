@@ -137,7 +137,71 @@ QString describeModel(const attn::TextModel &model)
                        .arg(c.causal ? QObject::tr("causal") : QObject::tr("bidirectional"))
                        .arg(head);
     if (c.maxPositions > 0) text += QObject::tr(" · %1 positions").arg(c.maxPositions);
-    return text;
+    const QString details = describeAttention(c);
+    return details.isEmpty() ? text : text + QLatin1Char('\n') + details;
+}
+
+namespace {
+
+// "0–5, 7" for sorted layer numbers.
+QString layerRanges(const std::vector<int> &layers)
+{
+    QStringList parts;
+    for (std::size_t i = 0; i < layers.size();) {
+        std::size_t j = i;
+        while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
+        parts << (j == i ? QString::number(layers[i]) : QStringLiteral("%1–%2").arg(layers[i]).arg(layers[j]));
+        i = j + 1;
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QString ropeText(const attn::RopeConfig &r)
+{
+    QString t = QObject::tr("RoPE θ %1").arg(r.theta, 0, 'g', 7);
+    if (r.type != attn::RopeType::Default)
+        t += QObject::tr(", %1 scaling ×%2").arg(QString::fromStdString(attn::ropeTypeName(r.type))).arg(r.factor, 0, 'g', 6);
+    return t;
+}
+
+} // namespace
+
+QString describeAttention(const attn::ModelConfig &c)
+{
+    if (c.architecture == attn::Architecture::Synthetic) return {};
+    QStringList parts;
+    if (!c.family.empty()) parts << QString::fromStdString(c.family);
+    if (c.kvHeads > 0 && c.kvHeads < c.heads)
+        parts << QObject::tr("GQA: %1 query heads share %2 K/V heads (%3 per group)")
+                     .arg(c.heads).arg(c.kvHeads).arg(c.heads / c.kvHeads);
+    if (c.dHead > 0 && c.dHead * c.heads != c.dModel) parts << QObject::tr("head_dim %1").arg(c.dHead);
+    if (c.positions == attn::PositionKind::RoPE) {
+        QString rope = ropeText(c.rope);
+        if (c.rotaryDim > 0 && c.rotaryDim < c.dHead) rope += QObject::tr(" on %1 of %2 dims").arg(c.rotaryDim).arg(c.dHead);
+        bool local = false;
+        for (const attn::LayerAttention &a : c.layerAttention) local = local || a.localRope;
+        if (local) rope += QObject::tr("; sliding layers %1").arg(ropeText(c.ropeLocal));
+        parts << rope;
+    }
+    // Sliding-window layers, grouped by window.
+    std::vector<std::pair<int, std::vector<int>>> windows;
+    for (int l = 0; l < int(c.layers); ++l) {
+        const int w = int(attn::layerWindow(c, l));
+        if (w <= 0) continue;
+        auto it = std::find_if(windows.begin(), windows.end(), [w](const auto &p) { return p.first == w; });
+        if (it == windows.end()) windows.push_back({w, {l}});
+        else it->second.push_back(l);
+    }
+    for (const auto &[w, layers] : windows)
+        parts << (int(layers.size()) == c.layers ? QObject::tr("sliding window %1 on every layer").arg(w)
+                                                 : QObject::tr("sliding window %1 on layer%2 %3")
+                                                       .arg(w).arg(layers.size() > 1 ? QStringLiteral("s") : QString())
+                                                       .arg(layerRanges(layers)));
+    if (c.attnSoftcap > 0) parts << QObject::tr("attention soft-cap %1").arg(double(c.attnSoftcap), 0, 'g', 6);
+    if (c.finalSoftcap > 0) parts << QObject::tr("logit soft-cap %1").arg(double(c.finalSoftcap), 0, 'g', 6);
+    if (c.head == attn::ModelHead::CausalLM || c.head == attn::ModelHead::MaskedLM)
+        parts << (c.tiedEmbeddings ? QObject::tr("tied embeddings") : QObject::tr("untied LM head"));
+    return parts.join(QStringLiteral(" · "));
 }
 
 QString tokenDisplayLabel(const std::string &label)
@@ -156,8 +220,14 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
 {
     TextModelPtr model = request.model;
     const bool opened = !model;
+    // A model that opens first takes the first 90 % of the progress bar (its checkpoint's bytes converted; a large
+    // BF16 model takes seconds), the forward pass the rest; Cancel stops the load between tensors.
+    const double loadShare = opened ? 0.9 : 0.0;
     if (opened) {
-        auto loaded = attn::TextModel::open(request.spec.toStdString());
+        attn::LoadOptions load;
+        load.progress = [&ctx, loadShare](double f) { ctx.reportProgress(loadShare * f); };
+        load.cancel = ctx.cancelFn();
+        auto loaded = attn::TextModel::open(request.spec.toStdString(), load);
         if (!loaded) return loaded.status();
         model = std::make_shared<const attn::TextModel>(std::move(loaded).value());
     }
@@ -179,7 +249,7 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     };
 
     if (snap->text.trimmed().isEmpty()) return fail(attn::Status::invalid("the text is empty: type a few words to see their attention"));
-    auto tokenized = model->tokenize(snap->text.toStdString());
+    auto tokenized = model->tokenize(snap->text.toStdString(), request.tokenize);
     if (!tokenized) return fail(tokenized.status());
     if (tokenized->ids.empty()) return fail(attn::Status::invalid("the text gives no tokens"));
     // Padding tokens (attnscope-cli figure --pad), as `run --pad` appends them: masked as keys.
@@ -195,9 +265,16 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
             tokenized->begins.push_back(tokenized->text.size());
             tokenized->ends.push_back(tokenized->text.size());
             tokenized->special.push_back(1);
+            tokenized->sequence.push_back(-1);
+            tokenized->typeIds.push_back(0);
             keyValid.push_back(0);
         }
     }
+    if (request.tokenize.pair) snap->textPair = QString::fromStdString(*request.tokenize.pair);
+    if (tokenized->truncated)
+        snap->inputNote = QObject::tr("Truncated: the first %1 of %2 tokens, the model's positions%3.")
+                              .arg(tokenized->ids.size() - std::size_t(request.padding)).arg(tokenized->untruncatedLength)
+                              .arg(request.tokenize.pair ? QObject::tr(" (the longer text lost its last tokens first)") : QString());
     const attn::TokenizedText &tokens = *tokenized;
     const int L = int(tokens.ids.size());
     if (auto s = checkTokenLimit(L, kExploreMaxTokens, "Explore", "one head's weights, scores and masked cells"); !s)
@@ -210,13 +287,13 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     const bool allHeads = L <= request.allHeadsUpTo;
     const std::size_t perHead = std::size_t(L) * std::size_t(L);
 
-    attn::ForwardInput input;
-    input.tokenIds = tokens.ids;
+    attn::ForwardInput input = model->forwardInput(tokens);
+    snap->tokenTypeIds = input.tokenTypeIds;
     if (request.padding > 0) input.attentionMask = keyValid;
     attn::ForwardOptions options;
     options.maskOverride = request.maskOverride;
     options.cancel = ctx.cancelFn();
-    options.progress = ctx.progressFn();
+    options.progress = [&ctx, loadShare](double f) { ctx.reportProgress(loadShare + (1.0 - loadShare) * f); };
     options.backend = request.backend;
     options.weightsMode = allHeads ? attn::WeightsRequest::Mode::All : attn::WeightsRequest::Mode::Heads;
     if (!allHeads) options.weightHeads = {attn::HeadRef{focusLayer, focusHead}};
@@ -253,13 +330,39 @@ attn::Result<std::shared_ptr<Snapshot>> runModel(const ModelRequest &request, co
     snap->special = tokens.special;
     attn::MaskSpec structure = request.maskOverride ? *request.maskOverride
                                                     : (config.causal ? attn::MaskSpec::causalMask() : attn::MaskSpec::bidirectional());
-    snap->masked.assign(perHead, 0);
-    for (int i = 0; i < L; ++i)
-        for (int j = 0; j < L; ++j)
-            if (!attn::structurallyAllowed(structure, i, j, L, L) || !keyValid[std::size_t(j)])
-                snap->masked[std::size_t(i) * L + j] = 1;
+    const auto maskedCells = [&](const attn::MaskSpec &spec) {
+        std::vector<std::uint8_t> m(perHead, 0);
+        for (int i = 0; i < L; ++i)
+            for (int j = 0; j < L; ++j)
+                if (!attn::structurallyAllowed(spec, i, j, L, L) || !keyValid[std::size_t(j)]) m[std::size_t(i) * L + j] = 1;
+        return m;
+    };
+    snap->masked = maskedCells(structure);
+    // Sliding-window layers run the model's mask with their window (attentionlayer.cpp); an override replaces
+    // every layer's mask, as in the engine.
+    bool windows = false;
+    for (int l = 0; l < layers; ++l) {
+        const int w = request.maskOverride ? 0 : int(attn::layerWindow(config, l));
+        snap->layerWindow.push_back(w);
+        windows = windows || w > 0;
+    }
     if (request.padding > 0) structure.keyValid = keyValid;
     snap->maskDescription = QString::fromStdString(structure.describe());
+    if (windows) {
+        for (int l = 0; l < layers; ++l) {
+            const int w = snap->layerWindow[std::size_t(l)];
+            attn::MaskSpec layerSpec = structure;
+            if (w > 0) layerSpec.window = w - 1;   // MaskSpec: keys at most `window` positions before the query
+            snap->layerMasked.push_back(w > 0 ? maskedCells(layerSpec) : std::vector<std::uint8_t>());
+            snap->layerMaskDescription << (w > 0 ? QObject::tr("%1 + sliding window W = %2 (%2 keys, the query included)")
+                                                       .arg(snap->maskDescription).arg(w)
+                                                 : snap->maskDescription);
+        }
+    } else {
+        snap->layerWindow.clear();
+    }
+    if (config.kvHeads > 0 && config.kvHeads < config.heads)
+        for (int h = 0; h < heads; ++h) snap->kvHeadOf.push_back(int(h / (config.heads / config.kvHeads)));
 
     readOutputs(*model, out, tokens, request.topK, &snap->outputs);
     if (attn::Status s = analyseSnapshot(*snap, ctx, request.flow); !s.isOk()) return fail(s);
@@ -289,6 +392,8 @@ attn::Result<std::string> runExportOf(const ModelSnapshot &snapshot, const Model
     if (!mask) return attn::Status::invalid("the mask override has no form in the run document (run --mask)");
     attn::RunRequest run;
     run.text = snapshot.text.toStdString();
+    if (!snapshot.textPair.isEmpty()) run.textPair = snapshot.textPair.toStdString();
+    run.truncate = request.tokenize.truncate;
     run.mask = *mask;
     run.padding = request.padding;
     run.backend = request.backend;

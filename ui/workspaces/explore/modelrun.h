@@ -21,6 +21,7 @@ struct ModelRequest {
     TextModelPtr model;            // the loaded model; null: open `spec` first
     QString spec;                  // "sample:NAME", a folder, or a "random:..." spec
     QString text;
+    attn::TokenizeOptions tokenize;  // Subject::truncate() and textPair()
     bool useFirstExample = false;  // run on the first examples.json text of the model's folder instead of `text`
     int focusLayer = 0;            // always gets weights and scores, whatever the length
     int focusHead = 0;
@@ -37,13 +38,18 @@ struct ModelRequest {
 struct ModelSnapshot : ExploreSnapshot {
     TextModelPtr model;
     QString runError;
+    QString textPair;                // the pair that ran, empty: none
+    std::vector<std::int64_t> tokenTypeIds;   // [L] what the model got (empty: none)
 };
 
 // examples.json in a model folder: [{"text": ..., "what_to_look_for": ...}, ...]. Missing file: empty lists.
 void readExamples(const QString &folder, QStringList *texts, QStringList *hints);
 
-// One line about a model: "gpt2 · 2 layers × 4 heads · causal LM · 1,024 positions".
+// About a model: "gpt2 · 2 layers × 4 heads · causal LM · 1024 positions", then, on a second line,
+// describeAttention(): what the model's attention has of its own — family, grouped-query heads, head_dim, RoPE
+// base and scaling, sliding-window layers, soft-caps, tied embeddings (empty for random: models).
 QString describeModel(const attn::TextModel &model);
+QString describeAttention(const attn::ModelConfig &config);
 
 // Display text of a token label: surrounding spaces dropped, newlines and tabs made visible.
 QString tokenDisplayLabel(const std::string &label);

@@ -41,9 +41,10 @@ QList<RationaleExample> readRationales(const QString &folder)
     return out;
 }
 
-std::int64_t estimatePasses(const attn::TextModel &model, const QString &text, const attn::FaithfulnessSettings &s)
+std::int64_t estimatePasses(const attn::TextModel &model, const QString &text, const attn::TokenizeOptions &tokenize,
+                            const attn::FaithfulnessSettings &s)
 {
-    auto tokens = model.tokenize(text.toStdString());
+    auto tokens = model.tokenize(text.toStdString(), tokenize);
     if (!tokens) return -1;
     return attn::estimateFaithfulnessPasses(model.model(), std::int64_t(tokens->ids.size()), s);
 }
@@ -52,7 +53,7 @@ attn::Result<std::shared_ptr<Snapshot>> runFaithfulnessJob(const FaithfulnessReq
 {
     if (!request.model) return attn::Status::invalid("no model is open");
     const attn::TextModel &model = *request.model;
-    auto tokens = model.tokenize(request.text.toStdString());
+    auto tokens = model.tokenize(request.text.toStdString(), request.tokenize);
     if (!tokens) return tokens.status();
     auto snap = std::make_shared<FaithfulnessSnapshot>();
     snap->settings = request.settings;

@@ -32,6 +32,7 @@ QString modelFolder(const QString &spec);
 struct FaithfulnessRequest {
     TextModelPtr model;
     QString text;
+    attn::TokenizeOptions tokenize;   // Subject::tokenizeOptions()
     attn::FaithfulnessSettings settings;
     std::vector<std::int64_t> gold;   // ground-truth evidence tokens of this text; empty: none known
 };
@@ -52,7 +53,8 @@ struct FaithfulnessSnapshot : Snapshot {
     std::int64_t estimatedPasses = 0;
 };
 
-std::int64_t estimatePasses(const attn::TextModel &model, const QString &text, const attn::FaithfulnessSettings &s);
+std::int64_t estimatePasses(const attn::TextModel &model, const QString &text, const attn::TokenizeOptions &tokenize,
+                            const attn::FaithfulnessSettings &s);
 
 attn::Result<std::shared_ptr<Snapshot>> runFaithfulnessJob(const FaithfulnessRequest &request, const JobContext &ctx);
 

@@ -419,7 +419,7 @@ void FaithfulnessView::onSettingChanged()
 void FaithfulnessView::updateEstimate()
 {
     const TextModelPtr model = subject()->model();
-    m_estimate = model ? estimatePasses(*model, subject()->text(), settings()) : -1;
+    m_estimate = model ? estimatePasses(*model, subject()->text(), subject()->tokenizeOptions(), settings()) : -1;
     if (!model) m_estimateLabel->setText(tr("Open a model in Explore first."));
     else if (m_estimate < 0) m_estimateLabel->setText(tr("The text cannot be tokenized for this model."));
     else if (m_estimate <= kAutoRunPasses)
@@ -436,6 +436,7 @@ void FaithfulnessView::submit()
     r.model = requireModel(tr("Open a model in Explore first: faithfulness perturbs a model's input."));
     if (!r.model) return;
     r.text = subject()->text();
+    r.tokenize = subject()->tokenizeOptions();
     r.settings = settings();
     r.gold = goldTokens();
     for (QComboBox *combo : {m_baseline, m_removal}) {

@@ -92,7 +92,7 @@ attn::Result<std::shared_ptr<Snapshot>> runMasks(const MasksRequest &request, co
     const attn::TextModel &tm = *request.model;
     const attn::ModelConfig &config = tm.model().config();
     if (request.text.trimmed().isEmpty()) return attn::Status::invalid("the text is empty: type a few words in Explore");
-    auto tokenized = tm.tokenize(request.text.toStdString());
+    auto tokenized = tm.tokenize(request.text.toStdString(), request.tokenize);
     if (!tokenized) return tokenized.status();
     const int L = int(tokenized->ids.size());
     if (L == 0) return attn::Status::invalid("the text gives no tokens");

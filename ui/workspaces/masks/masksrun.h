@@ -26,6 +26,7 @@ std::optional<MaskChoice> maskChoiceFromName(const QString &name);
 struct MasksRequest {
     TextModelPtr model;
     QString text;
+    attn::TokenizeOptions tokenize;        // Subject::tokenizeOptions()
     int layer = 0;
     int head = 0;
     bool autoHead = false;                 // pick the head where bidirectional and causal differ most

@@ -285,6 +285,7 @@ void MasksView::submit()
     r.model = requireModel(tr("Open a model in Explore: Masks recomputes one of its heads under each mask."));
     if (!r.model) return;
     r.text = subject()->text();
+    r.tokenize = subject()->tokenizeOptions();
     r.backend = subject()->backend();
     runner()->submit([r = std::move(r)](const JobContext &ctx) { return runMasks(r, ctx); });
 }

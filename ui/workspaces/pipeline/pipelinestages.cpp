@@ -180,6 +180,7 @@ HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<dou
 }
 
 attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, const QString &text,
+                                                    const attn::TokenizeOptions &tokenize,
                                                     const PipelineSettings &st, const JobContext &ctx)
 {
     using attn::Status;
@@ -196,7 +197,7 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
     if (st.mask == PipelineSettings::Mask::Window && st.window < 0)
         return Status::invalid("window: must be 0 or more");
 
-    auto tokens = model->tokenize(text.toStdString());
+    auto tokens = model->tokenize(text.toStdString(), tokenize);
     if (!tokens) return tokens.status();
     const int n = int(tokens->ids.size());
     if (n == 0) return Status::invalid("text: there are no tokens to show");
@@ -205,7 +206,11 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
     const bool drop = st.positional == PipelineSettings::Positional::None;
     attn::MaskSpec structure;
     switch (st.mask) {
-    case PipelineSettings::Mask::Model: structure.causal = cfg.causal; break;
+    case PipelineSettings::Mask::Model:
+        // The model's own mask of this layer: a sliding-window layer's window too (Hugging Face's W keys).
+        structure.causal = cfg.causal;
+        if (const std::int64_t w = attn::layerWindow(cfg, st.layer); w > 0) structure.window = w - 1;
+        break;
     case PipelineSettings::Mask::Bidirectional: break;
     case PipelineSettings::Mask::Causal: structure.causal = true; break;
     case PipelineSettings::Mask::Window: structure = attn::MaskSpec::slidingWindow(st.window, cfg.causal); break;
@@ -241,8 +246,11 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
     snap->positionalName = drop ? tr("none (dropped)") : positionalLabel(cfg.positions);
     snap->backend = attn::backendName(fwd->backend);
 
+    // The model's score scale (attn::attentionScale, in double): 1/√d_k, GPT-2's variants, Gemma's
+    // query_pre_attn_scalar^-½.
     double modelFactor = cfg.scaleAttnWeights ? 1.0 / std::sqrt(double(cfg.dHead)) : 1.0;
     if (cfg.scaleAttnByInverseLayerIdx) modelFactor /= double(st.layer + 1);
+    if (cfg.queryPreAttnScalar) modelFactor = std::pow(*cfg.queryPreAttnScalar, -0.5);
     snap->modelFactor = modelFactor;
     snap->factor = st.scale ? modelFactor : 1.0;
 

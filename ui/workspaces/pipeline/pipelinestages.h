@@ -113,6 +113,7 @@ attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &toy, const
 
 // Opens nothing: `model` must be loaded. Validates settings against the model (names the field on failure).
 attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, const QString &text,
+                                                    const attn::TokenizeOptions &tokenize,
                                                     const PipelineSettings &settings, const JobContext &ctx);
 
 // The aid for ÷√d_k: the standard deviation of q·k for random q, k with independent unit-variance entries, at

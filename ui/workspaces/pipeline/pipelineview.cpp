@@ -361,7 +361,8 @@ void PipelineView::submit()
     QString text = subject()->text();
     if (text.trimmed().isEmpty()) text = kDefaultText;
     const PipelineSettings settings = m_settings;
-    runner()->submit([model, fallback, text, settings](const JobContext &ctx)
+    const attn::TokenizeOptions tokenize = subject()->tokenizeOptions();
+    runner()->submit([model, fallback, text, tokenize, settings](const JobContext &ctx)
                                      -> attn::Result<std::shared_ptr<Snapshot>> {
         TextModelPtr m = model ? model : fallback;
         if (!m) {
@@ -369,7 +370,7 @@ void PipelineView::submit()
             if (!opened) return opened.status();
             m = std::make_shared<const attn::TextModel>(std::move(opened).value());
         }
-        auto r = runPipeline(m, text, settings, ctx);
+        auto r = runPipeline(m, text, tokenize, settings, ctx);
         if (!r) return r;
         auto *snap = static_cast<PipelineSnapshot *>(r.value().get());
         snap->model = m;
