@@ -154,7 +154,7 @@ void TestMaskEffects::recomputedHeadMatchesCapture()
         ao.scale = modelAttentionScale(model.config(), 1);
         const LayerQKV &qkv = run->qkv[1];
         auto cmp = compareMasks(headSlice(qkv.q, 1), headSlice(qkv.k, 1), headSlice(qkv.v, 1),
-                                {{"model", modelMaskStructure(model.config())}}, 0, ao);
+                                {{"model", modelMaskStructure(model.config(), 1)}}, 0, ao);
         QVERIFY(cmp);
         const auto &captured = run->heads.front().weights;
         for (std::size_t e = 0; e < captured.size(); ++e) QVERIFY(std::abs(cmp->variants[0].weights[e] - captured[e]) <= 1e-6);

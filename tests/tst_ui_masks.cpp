@@ -40,6 +40,7 @@ private slots:
     void showViewSelectsHead();
     void followsSubjectText();
     void exportDataWritesTheMasksDocument();
+    void modelOwnMaskOfSlidingWindowGqaLayer();
 
 private:
     // Edits re-run after a short debounce: let it fire, then wait for the run.
@@ -335,6 +336,41 @@ void TestUiMasks::badSessionFieldsAreNamed()
     QVERIFY(!view.restoreSessionState(QJsonDocument::fromJson(json).object(), &error));
     QVERIFY2(error.startsWith(field), qPrintable(error));
     QCOMPARE(view.sessionState(), before);
+}
+
+// sample:retrieval-qwen2: layer 0 is a sliding-window layer (W = 3), with grouped-query attention. Under "the
+// model's own" mask the panel must show exactly what the forward pass multiplied V with, window included.
+void TestUiMasks::modelOwnMaskOfSlidingWindowGqaLayer()
+{
+    auto opened = attn::TextModel::open("sample:retrieval-qwen2");
+    QVERIFY2(opened.isOk(), opened.status().message().c_str());
+    const auto model = std::make_shared<const attn::TextModel>(std::move(opened).value());
+    Subject subject;
+    subject.setModel(model, QStringLiteral("sample:retrieval-qwen2"));
+    subject.setText(QStringLiteral("ka 3 mo 7 ri 1 di 5 mo"));
+    MasksView view(&subject);
+    wait(view);
+    for (const QString &spec : {QStringLiteral("masks:0.3"), QStringLiteral("masks:1.2")}) {
+        QString error;
+        QVERIFY2(view.showView(spec, &error), qPrintable(error));
+        wait(view);
+        const auto &s = *view.snapshot();
+        const int layer = s.request.layer, head = s.request.head;
+        attn::ForwardInput in;
+        in.tokenIds = s.tokenIds;
+        attn::ForwardOptions fo;
+        fo.weightsMode = attn::WeightsRequest::Mode::Heads;
+        fo.weightHeads = {attn::HeadRef{layer, head}};
+        auto run = model->model().forward(in, fo);
+        QVERIFY(run);
+        const std::vector<float> &captured = run->heads.front().weights;
+        QCOMPARE(QString::fromStdString(s.comparison.variants[0].name),
+                 layer == 0 ? QStringLiteral("model's own: causal, sliding 3") : QStringLiteral("model's own: causal"));
+        const std::vector<float> &shown = s.comparison.variants[0].weights;
+        QCOMPARE(shown.size(), captured.size());
+        for (std::size_t e = 0; e < shown.size(); ++e)
+            QVERIFY2(std::abs(shown[e] - captured[e]) <= 1e-5, qPrintable(QStringLiteral("%1 cell %2: %3 vs %4").arg(spec).arg(e).arg(shown[e]).arg(captured[e])));
+    }
 }
 
 void TestUiMasks::showViewSelectsHead()

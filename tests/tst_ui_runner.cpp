@@ -79,6 +79,7 @@ private slots:
     void modelErrorsNameTheProblem();
     void modelSnapshotMarksWindowsAndGroups();
     void modelRunsPairsAndTruncates();
+    void openingAModelReportsItsLoad();
 };
 
 void TestUiRunner::finishedIsDelivered()
@@ -475,6 +476,38 @@ void TestUiRunner::modelRunsPairsAndTruncates()
     auto c = std::dynamic_pointer_cast<const ModelSnapshot>(cut.value());
     QCOMPARE(c->length(), 128);
     QVERIFY2(c->inputNote.contains(QStringLiteral("128 of 302")), qPrintable(c->inputNote));
+}
+
+// Opening a model: the progress bar follows the checkpoint's bytes converted (up to 0.9), then the forward pass;
+// never backwards. A cancelled load ends as cancelled.
+void TestUiRunner::openingAModelReportsItsLoad()
+{
+    EngineRunner runner;
+    QSignalSpy progress(&runner, &EngineRunner::progress);
+    QSignalSpy finished(&runner, &EngineRunner::finished);
+    ModelRequest r;
+    r.spec = QStringLiteral("sample:rationale-bert");
+    r.text = QStringLiteral("the plot was excellent");
+    runner.submit([r](const JobContext &ctx) {
+        auto result = runModel(r, ctx);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));   // let the queued progress arrive first
+        return result;
+    });
+    QVERIFY(finished.wait(20000));
+    std::vector<double> seen;
+    for (const QList<QVariant> &p : progress) seen.push_back(p.at(0).toDouble());
+    QVERIFY2(seen.size() >= 3, qPrintable(QString::number(seen.size())));
+    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+    const auto loading = std::count_if(seen.begin(), seen.end(), [](double f) { return f > 0.0 && f <= 0.9; });
+    QVERIFY2(loading >= 2, qPrintable(QString::number(loading)));   // the load's own steps
+    QVERIFY(seen.back() > 0.9 && seen.back() <= 1.0);
+
+    // Cancel (what the job's cancelFn() answers once the user presses it) stops the load: nothing is opened.
+    attn::LoadOptions load;
+    load.cancel = [] { return true; };
+    auto opened = attn::TextModel::open("sample:rationale-bert", load);
+    QVERIFY(!opened.isOk());
+    QCOMPARE(opened.status().code(), attn::ErrorCode::Cancelled);
 }
 
 void TestUiRunner::modelErrorsNameTheProblem()

@@ -28,12 +28,14 @@
 
 namespace attn {
 
-// The scale the model's attention uses in `layer` (1/√dHead unless the config says otherwise; GPT-2's
-// scale_attn_by_inverse_layer_idx divides by layer + 1), so that recomputed weights match captured ones.
+// The scale the model's attention uses in `layer` (attentionScale(): 1/√dHead unless the config says otherwise;
+// GPT-2's scale_attn_by_inverse_layer_idx divides by layer + 1; Gemma's query_pre_attn_scalar^-½), so that
+// recomputed weights match captured ones.
 float modelAttentionScale(const ModelConfig &config, std::int64_t layer);
 
-// The mask structure the model uses by itself: causal for GPT-2 (and causal=1 synthetic models), none otherwise.
-MaskSpec modelMaskStructure(const ModelConfig &config);
+// The mask structure the model uses by itself in `layer`: causal for decoders (and causal=1 synthetic models), none
+// otherwise, with the layer's sliding window where it has one (Mistral, Qwen2 layer_types, Gemma 2/3).
+MaskSpec modelMaskStructure(const ModelConfig &config, std::int64_t layer);
 
 struct MaskVariant {
     std::string name;   // "bidirectional", "causal", "window 2", "custom", ...
@@ -66,7 +68,8 @@ Result<MaskComparison> compareMasks(const TensorView &q, const TensorView &k, co
                                     const std::vector<MaskVariant> &variants, std::size_t baseline,
                                     const AttentionOptions &options = {});
 
-// A one-head view of layer `layer`'s captured Q, K or V ([1, H, L, dHead]) at `head`: [1, 1, L, dHead].
+// A one-head view of layer `layer`'s captured Q, K or V ([1, H, L, dHead], K and V repeated per query head under
+// grouped-query attention) at `head`: [1, 1, L, dHead].
 TensorView headSlice(const Tensor &t, std::int64_t head);
 
 struct TokenLeakage {

@@ -8,15 +8,14 @@ namespace attn {
 
 float modelAttentionScale(const ModelConfig &config, std::int64_t layer)
 {
-    // Mirrors the forward pass (src/model/forward.cpp) so that recomputed weights equal the captured ones.
-    float scale = config.scaleAttnWeights ? 1.0f / std::sqrt(static_cast<float>(config.dHead)) : 1.0f;
-    if (config.scaleAttnByInverseLayerIdx) scale /= static_cast<float>(layer + 1);
-    return scale;
+    return attentionScale(config, layer);   // the forward pass's own, so that recomputed weights equal captured ones
 }
 
-MaskSpec modelMaskStructure(const ModelConfig &config)
+MaskSpec modelMaskStructure(const ModelConfig &config, std::int64_t layer)
 {
-    return config.causal ? MaskSpec::causalMask() : MaskSpec::bidirectional();
+    MaskSpec m = config.causal ? MaskSpec::causalMask() : MaskSpec::bidirectional();
+    if (const std::int64_t w = layerWindow(config, layer); w > 0) m.window = w - 1;   // HF's W keys, the query included
+    return m;
 }
 
 TensorView headSlice(const Tensor &t, std::int64_t head)

@@ -47,8 +47,11 @@ std::optional<MaskChoice> maskChoiceFromName(const QString &name)
 std::vector<attn::MaskVariant> maskVariants(const MasksRequest &r, const attn::ModelConfig &config, int L)
 {
     std::vector<attn::MaskVariant> v;
-    const attn::MaskSpec own = attn::modelMaskStructure(config);
-    v.push_back({config.causal ? "model's own: causal" : "model's own: bidirectional", own});
+    const attn::MaskSpec own = attn::modelMaskStructure(config, r.layer);
+    const std::int64_t window = attn::layerWindow(config, r.layer);
+    v.push_back({std::string(config.causal ? "model's own: causal" : "model's own: bidirectional") +
+                     (window > 0 ? ", sliding " + std::to_string(window) : std::string()),
+                 own});
     for (MaskChoice c : r.choices) {
         switch (c) {
         case MaskChoice::Bidirectional:
@@ -133,6 +136,7 @@ attn::Result<std::shared_ptr<Snapshot>> runMasks(const MasksRequest &request, co
     attn::AttentionOptions ao;
     ao.backend = request.backend;
     ao.cancel = ctx.cancelFn();
+    ao.softcap = config.attnSoftcap;   // Gemma 2: the scores are soft-capped before the mask, as in the forward pass
     const auto headVariants = [&](int head, std::vector<attn::MaskVariant> variants) {
         if (config.positions == attn::PositionKind::ALiBi) {
             const std::vector<float> slopes = attn::alibiSlopes(config.heads);
