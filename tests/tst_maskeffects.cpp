@@ -159,6 +159,31 @@ void TestMaskEffects::recomputedHeadMatchesCapture()
         const auto &captured = run->heads.front().weights;
         for (std::size_t e = 0; e < captured.size(); ++e) QVERIFY(std::abs(cmp->variants[0].weights[e] - captured[e]) <= 1e-6);
     }
+    // Gemma 2 (transformers fixture): layer 0 slides with W = 4, scores scale by query_pre_attn_scalar^-½ and are
+    // soft-capped at 4. T = 9 > W, so the window bites; without the cap layer 0 is off by 0.14.
+    const Model gemma = openModel(ATTNSCOPE_TEST_DATA_DIR "/fixtures/models/gemma2-softcap");
+    QCOMPARE(layerWindow(gemma.config(), 0), std::int64_t(4));
+    ForwardInput in;
+    for (std::int64_t i = 0; i < 9; ++i) in.tokenIds.push_back((i * 7 + 3) % gemma.config().vocabSize);
+    for (std::int64_t layer : {0, 1}) {
+        ForwardOptions fo;
+        fo.captureQKV = true;
+        fo.weightsMode = WeightsRequest::Mode::Heads;
+        fo.weightHeads = {{layer, 3}};
+        auto run = gemma.forward(in, fo);
+        QVERIFY(run);
+        AttentionOptions ao;
+        ao.scale = modelAttentionScale(gemma.config(), layer);
+        ao.softcap = gemma.config().attnSoftcap;
+        const LayerQKV &qkv = run->qkv[std::size_t(layer)];
+        auto cmp = compareMasks(headSlice(qkv.q, 3), headSlice(qkv.k, 3), headSlice(qkv.v, 3),
+                                {{"model", modelMaskStructure(gemma.config(), layer)}}, 0, ao);
+        QVERIFY(cmp);
+        const auto &captured = run->heads.front().weights;
+        double worst = 0;
+        for (std::size_t e = 0; e < captured.size(); ++e) worst = std::max(worst, double(std::abs(cmp->variants[0].weights[e] - captured[e])));
+        QVERIFY2(worst <= 1e-6, qPrintable(QStringLiteral("layer %1: %2").arg(layer).arg(worst)));
+    }
 }
 
 void TestMaskEffects::causalDoesNotLeak_data()
