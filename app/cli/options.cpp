@@ -301,10 +301,10 @@ bool VerbOptions::readHeads(std::optional<std::vector<attn::HeadRef>> &heads)
     return true;
 }
 
-bool VerbOptions::readIds(std::vector<std::int64_t> &ids)
+bool VerbOptions::readIds(std::vector<std::int64_t> &ids, const QString &name)
 {
-    if (!isSet(QStringLiteral("ids"))) return true;
-    const QString text = value(QStringLiteral("ids"));
+    if (!isSet(name)) return true;
+    const QString text = value(name);
     std::vector<std::int64_t> parsed;
     for (const QString &item : text.split(QLatin1Char(','))) {
         bool ok = false;
@@ -316,7 +316,7 @@ bool VerbOptions::readIds(std::vector<std::int64_t> &ids)
         parsed.push_back(id);
     }
     if (parsed.empty())
-        return reject(QStringLiteral("--ids: '%1' is not a comma-separated list of token ids >= 0").arg(text));
+        return reject(QStringLiteral("--%1: '%2' is not a comma-separated list of token ids >= 0").arg(name, text));
     ids = std::move(parsed);
     return true;
 }

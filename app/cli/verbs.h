@@ -28,6 +28,10 @@ int mergeVerb(const QStringList &args);
 // verb_vision.cpp: `run --image F | --pixel-values F` on a ViT folder (main.cpp routes it there).
 bool isVisionRun(const QStringList &args);
 int visionRunVerb(const QStringList &args);
+// verb_seq2seq.cpp: `run` on an encoder–decoder folder (T5), or with --target-text / --target-ids / --max-new-tokens
+// (main.cpp routes it there; on a model without a decoder those options are bad arguments).
+bool isSeq2SeqRun(const QStringList &args);
+int seq2seqRunVerb(const QStringList &args);
 // `figure` draws with Qt Widgets: a QApplication (offscreen unless a platform is chosen) instead of a
 // QCoreApplication when argv[1] is "figure".
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv);

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `run --model T5 (--text SRC | --ids I,...) [--target-text TGT | --target-ids I,... | --max-new-tokens N]`: one
+// encoder–decoder run (seq2seqrun.h), teacher-forced on the target or greedily generated without one, written as
+// the run document's encoder–decoder form (docs/json-format.md, "Encoder–decoder runs").
+#include "common.h"
+#include "verbs.h"
+
+#include <attnscope/seq2seqrun.h>
+#include <attnscope/textmodel.h>
+
+#include <algorithm>
+
+namespace attncli {
+
+namespace {
+
+const char *const kSeq2SeqOptions[] = {"--target-text", "--target-ids", "--max-new-tokens"};
+
+// The --model value as given on the command line (either form), or empty.
+QString modelArgument(const QStringList &args)
+{
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        for (const QString flag : {QStringLiteral("--model"), QStringLiteral("-model")}) {
+            if (args[i] == flag && i + 1 < args.size()) return args[i + 1];
+            if (args[i].startsWith(flag + QLatin1Char('='))) return args[i].mid(flag.size() + 1);
+        }
+    }
+    return {};
+}
+
+bool isT5Spec(const QString &spec)
+{
+    if (spec.isEmpty()) return false;
+    auto folder = attn::resolveModelSpec(spec.toStdString());
+    return folder && attn::isT5Folder(*folder);
+}
+
+} // namespace
+
+bool isSeq2SeqRun(const QStringList &args)
+{
+    const bool targetOption = std::any_of(args.begin(), args.end(), [](const QString &a) {
+        for (const char *o : kSeq2SeqOptions)
+            if (a == QLatin1String(o) || a.startsWith(QLatin1String(o) + QLatin1Char('='))) return true;
+        return false;
+    });
+    return targetOption || isT5Spec(modelArgument(args));
+}
+
+int seq2seqRunVerb(const QStringList &args)
+{
+    VerbOptions opts(QStringLiteral("run"), QStringLiteral(
+        "Run an encoder-decoder folder (T5, config.json model_type \"t5\") on a source and write its three attention\n"
+        "kinds as JSON (docs/json-format.md, \"Encoder-decoder runs\"): encoder self-attention, decoder causal\n"
+        "self-attention and cross-attention (target rows x source columns). With --target-text or --target-ids the\n"
+        "decoder is teacher-forced; without, it generates greedily (at most --max-new-tokens tokens, or up to EOS)."));
+    opts.use({{"model", QStringLiteral("an encoder-decoder model folder (T5)")}, "text",
+              {"ids", QStringLiteral("source token ids instead of text, used exactly as given")}, "backend", "threads"});
+    using T = OptionType;
+    opts.add({
+        {"target-text", T::Text, "T", "the target: tokenized with the target side's tokenizer and post-processor "
+                                      "(labels ending in </s>); the decoder input is [start] + labels[:-1]", {}},
+        {"target-ids", T::Text, "I,I,...", "the decoder input ids exactly as given, starting with the decoder start "
+                                           "token (transformers' decoder_input_ids)", {}},
+        {"max-new-tokens", T::Integer, "N", "without a target: greedy generation makes at most N tokens", "20", 1, 4096},
+        {"top-k", T::Integer, "K", "next-token predictions listed per target row", "5", 1, 100000},
+    });
+    opts.use({"out", "quiet", "progress"});
+    if (auto stop = opts.parse(args)) return *stop;
+
+    const QString verb = opts.verb();
+    Chatter chatter;
+    if (!opts.readChatter(chatter) || !opts.require({"model", "out"})) return opts.fail();
+    const QString spec = opts.value("model");
+    if (!isT5Spec(spec)) {
+        for (const char *o : kSeq2SeqOptions)
+            if (opts.isSet(QString::fromLatin1(o + 2)))
+                return opts.fail(QStringLiteral("%1: %2 is not an encoder-decoder model (no decoder to give a target "
+                                                "to); these options are for T5 folders").arg(QLatin1String(o), spec));
+    }
+    const bool haveText = opts.isSet("text"), haveIds = opts.isSet("ids");
+    if (haveText == haveIds) return opts.fail(QStringLiteral("give exactly one of --text and --ids"));
+    attn::Seq2SeqRunRequest request;
+    if (haveText) request.text = opts.value("text").toStdString();
+    if (opts.isSet("target-text") && opts.isSet("target-ids"))
+        return opts.fail(QStringLiteral("--target-text and --target-ids: give at most one"));
+    if (opts.isSet("max-new-tokens") && (opts.isSet("target-text") || opts.isSet("target-ids")))
+        return opts.fail(QStringLiteral("--max-new-tokens: only without a target (a target is teacher-forced, nothing is generated)"));
+    if (opts.isSet("target-text")) request.targetText = opts.value("target-text").toStdString();
+    std::vector<std::int64_t> targetIds;
+    if (!opts.readIds(request.ids) || !opts.readIds(targetIds, QStringLiteral("target-ids")) ||
+        !opts.read("max-new-tokens", request.maxNewTokens) || !opts.read("top-k", request.topK) ||
+        !opts.readBackend(request.backend) || !opts.read("threads", request.threads))
+        return opts.fail();
+    if (opts.isSet("target-ids")) request.targetIds = targetIds;
+
+    progress(chatter, verb, QStringLiteral("opening %1").arg(spec));
+    const auto folder = attn::resolveModelSpec(spec.toStdString());
+    auto model = folder ? attn::T5Model::loadFolder(*folder) : attn::Result<attn::T5Model>(folder.status());
+    if (!model) {
+        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(model.status().message())));
+        return kExitError;
+    }
+    // The tokenizer, when the folder has one (ids alone need none).
+    std::optional<attn::Tokenizer> tokenizer;
+    if (auto tok = attn::Tokenizer::fromFolder(*folder)) {
+        if (std::int64_t(tok->vocabSize()) > model->config().vocabSize) {
+            printError(verb, QStringLiteral("--model %1: the tokenizer has %2 tokens but config.json vocab_size is %3")
+                                 .arg(spec).arg(tok->vocabSize()).arg(model->config().vocabSize));
+            return kExitError;
+        }
+        tokenizer = std::move(tok).value();
+    } else if (request.text || request.targetText) {
+        printError(verb, QStringLiteral("--model %1: text needs a tokenizer: %2")
+                             .arg(spec, QString::fromStdString(tok.status().message())));
+        return kExitError;
+    }
+    progress(chatter, verb, request.targetText || request.targetIds ? QStringLiteral("running the teacher-forced pass")
+                                                                    : QStringLiteral("generating"));
+    const attn::Tokenizer *tok = tokenizer ? &*tokenizer : nullptr;
+    const auto data = attn::runSeq2Seq(*model, tok, spec.toStdString(), request);
+    if (!data) {
+        const std::string &m = data.status().message();
+        const bool argument = data.status().code() == attn::ErrorCode::InvalidArgument;
+        printError(verb, QString::fromStdString(m));
+        return argument ? kExitBadArguments : kExitError;
+    }
+    return writeOutput(verb, opts.value("out"), attn::seq2seqExportJson(*model, tok, spec.toStdString(), request, *data), chatter)
+               ? kExitOk
+               : kExitError;
+}
+
+} // namespace attncli

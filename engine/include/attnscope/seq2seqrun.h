@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// `attnscope-cli run` on an encoder–decoder folder (T5): the source from text or ids, the decoder input from a
+// target (teacher forcing) or from greedy generation, one pass capturing the three attention kinds, and the run
+// document (docs/json-format.md, "Encoder–decoder runs"; docs/schema/seq2seq.schema.json). Qt-free.
+//
+// Decoder input, as transformers builds it:
+//   --target-ids I,...   used exactly as given: decoder_input_ids, starting with the decoder start token
+//   --target-text T      labels = the tokenizer's ids of T with its post-processor (ending in </s>); the decoder
+//                        input is [start] + labels[:-1] (shift_tokens_right)
+//   neither              greedy generation from [start]: the argmax of the last row's logits (the first maximum on
+//                        ties, as torch.argmax) is appended until it is EOS or maxNewTokens tokens were made; the
+//                        attentions come from one teacher-forced pass over [start] + generated[:-1], so row i is
+//                        the step that produced generated token i.
+
+#include <attnscope/provenance.h>
+#include <attnscope/seq2seq.h>
+#include <attnscope/tokenizer.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct Seq2SeqRunRequest {
+    std::optional<std::string> text;                 // the source, tokenized, or
+    std::vector<std::int64_t> ids;                   // source ids as given
+    std::optional<std::string> targetText;           // teacher forcing from text, or
+    std::optional<std::vector<std::int64_t>> targetIds;   // the decoder input as given; neither: generate
+    int maxNewTokens = 20;                           // greedy generation only, 1..4096
+    Backend backend = Backend::Auto;
+    int threads = 0;
+    int topK = 5;                                    // next-token predictions listed per target row
+};
+
+struct Seq2SeqRunData {
+    std::vector<std::int64_t> sourceIds;
+    std::vector<std::string> sourceTokens;           // labels: the text each token covers, special tokens' strings
+    std::vector<std::uint8_t> sourceSpecial;
+    std::vector<std::int64_t> decoderInput;          // what the decoder ran on
+    std::vector<std::string> targetTokens;           // its labels (vocabulary strings; "#ID" without a tokenizer)
+    std::vector<std::int64_t> labels;                // --target-text: the tokenized target; else empty
+    std::optional<std::vector<std::int64_t>> generated;   // greedy generation: the tokens made, EOS included
+    bool stoppedAtEos = false;
+    Seq2SeqResult result;                            // the teacher-forced pass over decoderInput
+    Provenance provenance;
+};
+
+// Errors name the field: an empty source, ids outside the vocabulary, a target with no tokens, text without a
+// tokenizer.
+Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+                                  const Seq2SeqRunRequest &request, const CancelFn &cancel = {});
+
+// The document: the run export's frame with `attention` (encoder self-attention [layer][head][S][S]),
+// `decoder_attention` [layer][head][T][T], `cross_attention` [layer][head][T][S], the target in `input`.
+std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+                              const Seq2SeqRunRequest &request, const Seq2SeqRunData &data);
+
+} // namespace attn

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Encoder–decoder runs (seq2seqrun.h): the decoder input from a target or greedy generation, one teacher-forced
+// pass, and its document.
+#include <attnscope/seq2seqrun.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+namespace attn {
+
+namespace {
+
+using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t, std::uint64_t, float>;
+
+std::string idLabel(const Tokenizer *tokenizer, std::int64_t id)
+{
+    std::string s = tokenizer && id >= 0 && id <= INT32_MAX ? tokenizer->idToToken(static_cast<std::int32_t>(id)) : std::string();
+    return s.empty() ? "#" + std::to_string(id) : s;
+}
+
+Status checkIds(const std::vector<std::int64_t> &ids, std::int64_t vocab, const char *field)
+{
+    if (ids.empty()) return Status::invalid(std::string(field) + ": no tokens");
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] < 0 || ids[i] >= vocab)
+            return Status::invalid(std::string(field) + ": id " + std::to_string(ids[i]) + " at position " +
+                                   std::to_string(i) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+    return Status::ok();
+}
+
+// The first maximum of row `row` of [rows, vocab] logits, as torch.argmax.
+std::int64_t argmaxRow(const std::vector<float> &logits, std::int64_t vocab, std::int64_t row)
+{
+    const float *p = logits.data() + row * vocab;
+    return std::max_element(p, p + vocab) - p;
+}
+
+Json heads(const std::vector<std::vector<float>> &all, std::int64_t layers, std::int64_t nHeads, std::int64_t rows,
+           std::int64_t cols)
+{
+    Json out = Json::array();
+    for (std::int64_t l = 0; l < layers; ++l) {
+        Json layer = Json::array();
+        for (std::int64_t h = 0; h < nHeads; ++h) {
+            const std::vector<float> &P = all[static_cast<std::size_t>(l * nHeads + h)];
+            Json m = Json::array();
+            for (std::int64_t i = 0; i < rows; ++i)
+                m.push_back(Json(std::vector<float>(P.begin() + i * cols, P.begin() + (i + 1) * cols)));
+            layer.push_back(std::move(m));
+        }
+        out.push_back(std::move(layer));
+    }
+    return out;
+}
+
+} // namespace
+
+Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+                                  const Seq2SeqRunRequest &request, const CancelFn &cancel)
+{
+    const T5Config &c = model.config();
+    Seq2SeqRunData d;
+    if (request.text) {
+        if (!tokenizer) return Status::invalid("text: " + model.source() + " has no tokenizer files (tokenizer.json); give --ids");
+        auto enc = tokenizer->encode(*request.text);
+        if (!enc) return Status::invalid("text: " + enc.status().message());
+        for (std::size_t i = 0; i < enc->ids.size(); ++i) {
+            d.sourceIds.push_back(enc->ids[i]);
+            const std::size_t b = enc->begins[i], e = enc->ends[i];
+            d.sourceTokens.push_back(enc->special[i] || e <= b ? enc->tokens[i] : request.text->substr(b, e - b));
+            d.sourceSpecial.push_back(enc->special[i]);
+        }
+    } else {
+        d.sourceIds = request.ids;
+        for (std::int64_t id : d.sourceIds) {
+            d.sourceTokens.push_back(idLabel(tokenizer, id));
+            d.sourceSpecial.push_back(tokenizer && id >= 0 && id <= INT32_MAX && tokenizer->isSpecialId(static_cast<std::int32_t>(id)) ? 1 : 0);
+        }
+    }
+    if (Status s = checkIds(d.sourceIds, c.vocabSize, request.text ? "text" : "ids"); !s) return s;
+    if (request.targetText && request.targetIds) return Status::invalid("target: give a target text or target ids, not both");
+    if (request.maxNewTokens < 1 || request.maxNewTokens > 4096)
+        return Status::invalid("max new tokens: " + std::to_string(request.maxNewTokens) + " is outside 1..4096");
+
+    Seq2SeqOptions o;
+    o.backend = request.backend;
+    o.threads = request.threads;
+    o.cancel = cancel;
+    if (request.targetText) {
+        if (!tokenizer) return Status::invalid("target text: " + model.source() + " has no tokenizer files; give --target-ids");
+        auto enc = tokenizer->encode(*request.targetText);
+        if (!enc) return Status::invalid("target text: " + enc.status().message());
+        d.labels.assign(enc->ids.begin(), enc->ids.end());
+        if (d.labels.empty()) return Status::invalid("target text: no tokens");
+        d.decoderInput.push_back(c.decoderStartTokenId);   // shift_tokens_right
+        d.decoderInput.insert(d.decoderInput.end(), d.labels.begin(), d.labels.end() - 1);
+    } else if (request.targetIds) {
+        d.decoderInput = *request.targetIds;
+    } else {
+        // Greedy, one full pass per step (the encoder again each time: the models here are small).
+        Seq2SeqOptions step = o;
+        step.captureAttentions = false;
+        std::vector<std::int64_t> dec{c.decoderStartTokenId};
+        std::vector<std::int64_t> made;
+        for (int k = 0; k < request.maxNewTokens; ++k) {
+            auto r = model.forward(d.sourceIds, dec, step);
+            if (!r) return r.status();
+            const std::int64_t next = argmaxRow(r->logits, c.vocabSize, r->targetLength - 1);
+            made.push_back(next);
+            if (next == c.eosTokenId) {
+                d.stoppedAtEos = true;
+                break;
+            }
+            dec.push_back(next);
+        }
+        d.generated = made;
+        d.decoderInput.assign(dec.begin(), dec.begin() + static_cast<std::ptrdiff_t>(made.size()));   // start + made[:-1]
+    }
+    if (Status s = checkIds(d.decoderInput, c.vocabSize, request.targetIds ? "target ids" : "target"); !s) return s;
+    for (std::int64_t id : d.decoderInput) d.targetTokens.push_back(idLabel(tokenizer, id));
+    auto r = model.forward(d.sourceIds, d.decoderInput, o);
+    if (!r) return r.status();
+    d.result = std::move(r).value();
+    d.provenance = makeProvenance(modelSpec, d.result.backend, request.threads);
+    return d;
+}
+
+std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+                              const Seq2SeqRunRequest &request, const Seq2SeqRunData &d)
+{
+    const T5Config &c = model.config();
+    const Seq2SeqResult &r = d.result;
+    const std::int64_t S = r.sourceLength, T = r.targetLength;
+    std::error_code ec;
+    const std::string path = std::filesystem::absolute(model.source(), ec).lexically_normal().string();
+    Json doc{{"format", "attnscope"}, {"version", 1}, {"kind", "seq2seq"}};
+    doc["model"] = Json{{"name", std::filesystem::path(model.source()).lexically_normal().filename().string()},
+                        {"source", modelSpec},
+                        {"path", path},
+                        {"architecture", "t5"},
+                        {"architecture_class", "T5ForConditionalGeneration"},
+                        {"head", "seq2seq_lm"},
+                        {"layers", c.layers},
+                        {"heads", c.heads},
+                        {"decoder_layers", c.decoderLayers},
+                        {"decoder_heads", c.heads},
+                        {"d_model", c.dModel},
+                        {"d_head", c.dKv},
+                        {"vocab_size", c.vocabSize},
+                        {"decoder_start_token_id", c.decoderStartTokenId},
+                        {"eos_token_id", c.eosTokenId}};
+    const char *targetFrom = request.targetText ? "text" : request.targetIds ? "ids" : "generated";
+    doc["input"] = Json{{"text", request.text ? Json(*request.text) : Json(nullptr)},
+                        {"tokens", d.sourceTokens},
+                        {"token_ids", d.sourceIds},
+                        {"special", d.sourceSpecial},
+                        {"length", S},
+                        {"target_text", request.targetText ? Json(*request.targetText) : Json(nullptr)},
+                        {"target_from", targetFrom},
+                        {"labels", request.targetText ? Json(d.labels) : Json(nullptr)},
+                        {"target_ids", d.decoderInput},
+                        {"target_tokens", d.targetTokens},
+                        {"target_length", T}};
+    doc["settings"] = Json{{"backend", Json{{"requested", backendName(request.backend)}, {"used", backendName(r.backend)}}},
+                           {"threads", request.threads},
+                           {"dtype", "float32"},
+                           {"decoding", request.targetText || request.targetIds ? "teacher_forced" : "greedy"},
+                           {"max_new_tokens", request.targetText || request.targetIds ? Json(nullptr) : Json(request.maxNewTokens)},
+                           {"top_k", request.topK}};
+    doc["attention"] = heads(r.encoderAttentions, c.layers, c.heads, S, S);
+    doc["decoder_attention"] = heads(r.decoderAttentions, c.decoderLayers, c.heads, T, T);
+    doc["cross_attention"] = heads(r.crossAttentions, c.decoderLayers, c.heads, T, S);
+
+    // Outputs: each target row's next-token distribution (softmax in double over the float32 logits).
+    Json argmax = Json::array(), topK = Json::array();
+    for (std::int64_t t = 0; t < T; ++t) {
+        const float *row = r.logits.data() + t * c.vocabSize;
+        const double top = *std::max_element(row, row + c.vocabSize);
+        std::vector<double> p(static_cast<std::size_t>(c.vocabSize));
+        double sum = 0;
+        for (std::int64_t v = 0; v < c.vocabSize; ++v) sum += p[static_cast<std::size_t>(v)] = std::exp(double(row[v]) - top);
+        std::vector<std::int64_t> order(p.size());
+        std::iota(order.begin(), order.end(), std::int64_t(0));
+        const std::size_t k = std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(request.topK, 1)));
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                          [&](std::int64_t a, std::int64_t b) { return p[std::size_t(a)] > p[std::size_t(b)] || (p[std::size_t(a)] == p[std::size_t(b)] && a < b); });
+        argmax.push_back(order.front());
+        Json list = Json::array();
+        for (std::size_t j = 0; j < k; ++j)
+            list.push_back(Json{{"id", order[j]}, {"token", idLabel(tokenizer, order[j])},
+                                {"probability", static_cast<float>(p[std::size_t(order[j])] / sum)}});
+        topK.push_back(std::move(list));
+    }
+    Json outputs{{"kind", "seq2seq_lm"}, {"argmax", argmax}, {"top_k", topK}};
+    if (d.generated) {
+        std::vector<std::string> tokens;
+        for (std::int64_t id : *d.generated) tokens.push_back(idLabel(tokenizer, id));
+        std::vector<std::int32_t> ids32(d.generated->begin(), d.generated->end());
+        outputs["generated"] = Json{{"ids", *d.generated},
+                                    {"tokens", tokens},
+                                    {"text", tokenizer ? Json(tokenizer->decode(ids32)) : Json(nullptr)},
+                                    {"stopped_at_eos", d.stoppedAtEos}};
+    } else {
+        outputs["generated"] = nullptr;
+    }
+    doc["outputs"] = std::move(outputs);
+    doc["analyses"] = Json::object();
+    doc["provenance"] = Json::parse(provenanceJson(d.provenance));
+    return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+} // namespace attn

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `attnscope-cli run` on an encoder–decoder folder (app/cli/verb_seq2seq.cpp, seq2seqrun.h), run with QProcess as
+// scripts do, against transformers: tests/fixtures/models/t5-text-d32h4 (a tiny T5 with a Unigram tokenizer.json)
+// and tests/fixtures/seq2seq/text.json (tools/make_seq2seq_text_fixture.py): the tokenizer's ids, greedy
+// generate() sequences, and the eager attentions of teacher-forced passes on a tokenized target; and the --ids /
+// --target-ids route on the t5-gated fixture (tests/fixtures/seq2seq/index.json). Documents are checked against
+// docs/schema/seq2seq.schema.json.
+#include "jsonschema.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+#include <cmath>
+
+namespace {
+
+const QString kFixtures = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/fixtures/");
+const QString kTextModel = kFixtures + "models/t5-text-d32h4";
+
+struct CliRun {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+CliRun runCli(const QStringList &args)
+{
+    QProcess p;
+    p.start(QStringLiteral(ATTNSCOPE_CLI_PATH), args);
+    CliRun r;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QJsonObject readJson(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+}
+
+QJsonArray slice(const QJsonArray &a, qsizetype from, qsizetype count)
+{
+    QJsonArray out;
+    for (qsizetype i = from; i < from + count && i < a.size(); ++i) out.append(a[i]);
+    return out;
+}
+
+QString idList(const QJsonArray &a)
+{
+    QStringList s;
+    for (const QJsonValue v : a) s << QString::number(v.toInteger());
+    return s.join(QLatin1Char(','));
+}
+
+// A run that must succeed: its document, valid against the schema.
+QJsonObject runDocument(const QStringList &args)
+{
+    const CliRun r = runCli(QStringList{"run"} + args + QStringList{"--out", "-"});
+    if (r.exitCode != 0) {
+        qWarning("%s", r.err.constData());
+        return {};
+    }
+    const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+    const QStringList problems =
+        attn::test::validateJsonSchema(doc, readJson(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/seq2seq.schema.json")));
+    if (!problems.isEmpty()) {
+        qWarning("%s", qPrintable(problems.join('\n')));
+        return {};
+    }
+    return doc;
+}
+
+// max |doc[layer][head][i][j] − want[layer][head·rows·cols + ...]|; +inf when the shapes disagree.
+double attentionError(const QJsonArray &doc, const QJsonArray &want)
+{
+    if (doc.size() != want.size()) return INFINITY;
+    double err = 0;
+    for (qsizetype l = 0; l < doc.size(); ++l) {
+        QJsonArray flat;
+        for (const QJsonValue head : doc[l].toArray())
+            for (const QJsonValue row : head.toArray())
+                for (const QJsonValue x : row.toArray()) flat.append(x);
+        const QJsonArray w = want[l].toArray();
+        if (flat.size() != w.size()) return INFINITY;
+        for (qsizetype k = 0; k < flat.size(); ++k) err = std::max(err, std::abs(flat[k].toDouble() - w[k].toDouble()));
+    }
+    return err;
+}
+
+} // namespace
+
+class TestSeq2SeqCli : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        m_text = readJson(kFixtures + "seq2seq/text.json");
+        QVERIFY2(!m_text.isEmpty(), "tests/fixtures/seq2seq/text.json missing");
+    }
+
+    // Without a target: greedy generation equals transformers' generate(), token for token, and the attentions
+    // come from one pass over [start] + generated[:-1].
+    void greedyGenerationMatchesTransformers_data()
+    {
+        QTest::addColumn<int>("index");
+        const QJsonArray cases = readJson(kFixtures + "seq2seq/text.json")["generation"].toArray();
+        for (qsizetype i = 0; i < cases.size(); ++i)
+            QTest::addRow("%s, %d new", qPrintable(cases[i]["text"].toString()), cases[i]["max_new_tokens"].toInt()) << int(i);
+    }
+    void greedyGenerationMatchesTransformers()
+    {
+        QFETCH(int, index);
+        const QJsonObject c = m_text["generation"].toArray()[index].toObject();
+        const QJsonObject doc = runDocument({"--model", kTextModel, "--text", c["text"].toString(), "--max-new-tokens",
+                                             QString::number(c["max_new_tokens"].toInt())});
+        QVERIFY(!doc.isEmpty());
+        const QJsonObject input = doc["input"].toObject();
+        QCOMPARE(input["token_ids"].toArray(), c["input_ids"].toArray());   // the tokenizer, as HF's
+        const QJsonArray sequence = c["sequence"].toArray();                 // start token first
+        const QJsonObject generated = doc["outputs"]["generated"].toObject();
+        QCOMPARE(generated["ids"].toArray(), slice(sequence, 1, sequence.size() - 1));
+        QCOMPARE(generated["stopped_at_eos"].toBool(), sequence.last().toInteger() == 1);
+        QCOMPARE(input["target_from"].toString(), QStringLiteral("generated"));
+        QCOMPARE(input["target_ids"].toArray(), slice(sequence, 0, sequence.size() - 1));
+        QCOMPARE(doc["settings"]["decoding"].toString(), QStringLiteral("greedy"));
+        // Row t of the pass predicts generated token t.
+        QCOMPARE(doc["outputs"]["argmax"].toArray(), generated["ids"].toArray());
+        const int T = input["target_length"].toInt(), S = input["length"].toInt();
+        QCOMPARE(T, int(sequence.size()) - 1);
+        QCOMPARE(doc["cross_attention"][0][0].toArray().size(), T);
+        QCOMPARE(doc["cross_attention"][0][0][0].toArray().size(), S);
+    }
+
+    // A target text: labels as HF's tokenizer gives them, the decoder input shifted right, and the three attention
+    // kinds of that pass as transformers computes them.
+    void teacherForcedOnTargetText_data()
+    {
+        QTest::addColumn<int>("index");
+        QTest::addColumn<QString>("backend");
+        const QJsonArray cases = readJson(kFixtures + "seq2seq/text.json")["teacher_forced"].toArray();
+        for (qsizetype i = 0; i < cases.size(); ++i)
+            for (const char *b : {"reference", "tiled"})
+                QTest::addRow("%s → %s, %s", qPrintable(cases[i]["text"].toString()),
+                              qPrintable(cases[i]["target_text"].toString()), b) << int(i) << QString(b);
+    }
+    void teacherForcedOnTargetText()
+    {
+        QFETCH(int, index);
+        QFETCH(QString, backend);
+        const QJsonObject c = m_text["teacher_forced"].toArray()[index].toObject();
+        const QJsonObject doc = runDocument({"--model", kTextModel, "--text", c["text"].toString(), "--target-text",
+                                             c["target_text"].toString(), "--backend", backend});
+        QVERIFY(!doc.isEmpty());
+        const QJsonObject input = doc["input"].toObject();
+        QCOMPARE(input["token_ids"].toArray(), c["input_ids"].toArray());
+        QCOMPARE(input["labels"].toArray(), c["labels"].toArray());
+        QCOMPARE(input["target_ids"].toArray(), c["decoder_input_ids"].toArray());
+        QCOMPARE(input["target_tokens"].toArray().last().toString().isEmpty(), false);
+        QVERIFY(doc["outputs"]["generated"].isNull());
+        QCOMPARE(doc["settings"]["decoding"].toString(), QStringLiteral("teacher_forced"));
+        QCOMPARE(doc["settings"]["backend"]["used"].toString(), backend);
+        const double enc = attentionError(doc["attention"].toArray(), c["encoder_attentions"].toArray());
+        const double dec = attentionError(doc["decoder_attention"].toArray(), c["decoder_attentions"].toArray());
+        const double cross = attentionError(doc["cross_attention"].toArray(), c["cross_attentions"].toArray());
+        qInfo("encoder %.3g, decoder %.3g, cross %.3g", enc, dec, cross);
+        QVERIFY(enc <= 1e-5 && dec <= 1e-5 && cross <= 1e-5);
+        QCOMPARE(doc["outputs"]["argmax"].toArray(), c["logits_argmax"].toArray());
+        // Rows of every kind sum to 1.
+        for (const char *kind : {"attention", "decoder_attention", "cross_attention"})
+            for (const QJsonValue layer : doc[kind].toArray())
+                for (const QJsonValue head : layer.toArray())
+                    for (const QJsonValue row : head.toArray()) {
+                        double sum = 0;
+                        for (const QJsonValue x : row.toArray()) sum += x.toDouble();
+                        QVERIFY2(std::abs(sum - 1.0) < 1e-5, kind);
+                    }
+    }
+
+    // Ids in, exactly as given (a folder without tokenizer files), against the engine's parity fixture.
+    void idsAndTargetIdsAsGiven()
+    {
+        QFile f(kFixtures + "seq2seq/index.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject c = QJsonDocument::fromJson(f.readAll())["cases"].toArray()[0].toObject();
+        const QJsonObject doc = runDocument({"--model", kFixtures + "models/" + c["model"].toString(), "--ids",
+                                             idList(c["input_ids"].toArray()), "--target-ids",
+                                             idList(c["decoder_input_ids"].toArray())});
+        QVERIFY(!doc.isEmpty());
+        QCOMPARE(doc["input"]["target_ids"].toArray(), c["decoder_input_ids"].toArray());
+        QCOMPARE(doc["input"]["target_from"].toString(), QStringLiteral("ids"));
+        QCOMPARE(doc["input"]["tokens"][0].toString(), QStringLiteral("#%1").arg(c["input_ids"][0].toInteger()));
+        QCOMPARE(doc["model"]["decoder_layers"].toInt(), 3);
+        QCOMPARE(doc["model"]["layers"].toInt(), 2);
+        QCOMPARE(doc["decoder_attention"].toArray().size(), 3);
+        QCOMPARE(doc["attention"].toArray().size(), 2);
+    }
+
+    void badArguments_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("names");
+        const QStringList t5{"run", "--model", kTextModel, "--out", "-"};
+        QTest::addRow("target on a decoder-only model")
+            << QStringList{"run", "--model", "sample:induction-gpt2", "--text", "bo he", "--target-text", "so", "--out", "-"}
+            << 2 << "not an encoder-decoder";
+        QTest::addRow("both targets") << t5 + QStringList{"--text", "the cat", "--target-text", "a", "--target-ids", "0,4"}
+                                      << 2 << "--target-ids";
+        QTest::addRow("max-new-tokens with a target") << t5 + QStringList{"--text", "the cat", "--target-ids", "0,4", "--max-new-tokens", "3"}
+                                                      << 2 << "--max-new-tokens";
+        QTest::addRow("max-new-tokens 0") << t5 + QStringList{"--text", "the cat", "--max-new-tokens", "0"} << 2 << "--max-new-tokens";
+        QTest::addRow("no source") << t5 << 2 << "--text";
+        QTest::addRow("source id outside the vocabulary") << t5 + QStringList{"--ids", "4,999"} << 2 << "999";
+        QTest::addRow("bad target ids") << t5 + QStringList{"--ids", "4", "--target-ids", "0,x"} << 2 << "--target-ids";
+        QTest::addRow("text without a tokenizer")
+            << QStringList{"run", "--model", kFixtures + "models/t5-gated-d48h3", "--text", "a", "--out", "-"} << 1 << "tokenizer";
+    }
+    void badArguments()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, names);
+        const CliRun r = runCli(args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(names.toUtf8()), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+    }
+
+private:
+    QJsonObject m_text;
+};
+
+QTEST_GUILESS_MAIN(TestSeq2SeqCli)
+#include "tst_seq2seq_cli.moc"
