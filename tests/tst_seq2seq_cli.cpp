@@ -206,6 +206,25 @@ private slots:
         QCOMPARE(doc["attention"].toArray().size(), 2);
     }
 
+    // `info` on an encoder–decoder folder describes both stacks instead of refusing model_type t5.
+    void info()
+    {
+        const CliRun r = runCli({"info", "--model", kTextModel});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject info = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(info["architecture"].toString(), QStringLiteral("t5"));
+        const QJsonObject config = readJson(kTextModel + "/config.json");
+        QCOMPARE(info["layers"].toInt(), config["num_layers"].toInt());
+        QCOMPARE(info["decoder_layers"].toInt(), config["num_decoder_layers"].toInt());
+        QCOMPARE(info["heads"].toInt(), config["num_heads"].toInt());
+        QCOMPARE(info["d_head"].toInt(), config["d_kv"].toInt());
+        QCOMPARE(info["feed_forward"].toString(), QStringLiteral("gated-gelu_new"));
+        QCOMPARE(info["tokenizer"]["kind"].toString(), QStringLiteral("unigram"));
+        const CliRun bare = runCli({"info", "--model", kFixtures + "models/t5-gated-d48h3"});
+        QVERIFY2(bare.exitCode == 0, bare.err.constData());
+        QVERIFY(QJsonDocument::fromJson(bare.out).object()["tokenizer"].isNull());
+    }
+
     void badArguments_data()
     {
         QTest::addColumn<QStringList>("args");

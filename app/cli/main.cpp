@@ -206,6 +206,7 @@ int infoVerb(const QStringList &args)
     opts.use({"model"});
     if (auto stop = opts.parse(args)) return *stop;
     if (!opts.require({"model"})) return opts.fail();
+    if (isSeq2SeqRun({QStringLiteral("--model"), opts.value("model")})) return seq2seqInfo(opts.value("model"));
     const auto opened = openModelOrReport(opts.verb(), opts.value("model"), false);
     if (!opened) return kExitError;
     if (attn::Status s = attn::writeStdout(attn::modelInfoJson(*opened)); !s) {

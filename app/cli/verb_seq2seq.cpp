@@ -5,10 +5,12 @@
 #include "common.h"
 #include "verbs.h"
 
+#include <attnscope/fileio.h>
 #include <attnscope/seq2seqrun.h>
 #include <attnscope/textmodel.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace attncli {
 
@@ -45,6 +47,26 @@ bool isSeq2SeqRun(const QStringList &args)
         return false;
     });
     return targetOption || isT5Spec(modelArgument(args));
+}
+
+int seq2seqInfo(const QString &spec)
+{
+    const QString verb = QStringLiteral("info");
+    const auto start = std::chrono::steady_clock::now();
+    const auto folder = attn::resolveModelSpec(spec.toStdString());
+    auto model = folder ? attn::T5Model::loadFolder(*folder) : attn::Result<attn::T5Model>(folder.status());
+    if (!model) {
+        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(model.status().message())));
+        return kExitError;
+    }
+    auto tok = attn::Tokenizer::fromFolder(*folder);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string json = attn::seq2seqInfoJson(*model, tok ? &*tok : nullptr, spec.toStdString(), seconds);
+    if (attn::Status s = attn::writeStdout(json); !s) {
+        printError(verb, QString::fromStdString(s.message()));
+        return kExitError;
+    }
+    return kExitOk;
 }
 
 int seq2seqRunVerb(const QStringList &args)

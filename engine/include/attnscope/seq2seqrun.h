@@ -58,4 +58,9 @@ Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokeniz
 std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                               const Seq2SeqRunRequest &request, const Seq2SeqRunData &data);
 
+// The `info` document of an encoder–decoder folder: architecture t5, both stacks' sizes, the relative-position
+// buckets, the feed-forward kind, the decoder start and EOS ids, the tokenizer (null without one).
+std::string seq2seqInfoJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+                            double loadSeconds);
+
 } // namespace attn

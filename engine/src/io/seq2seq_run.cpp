@@ -213,4 +213,37 @@ std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, 
     return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+std::string seq2seqInfoJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+                            double loadSeconds)
+{
+    const T5Config &c = model.config();
+    std::error_code ec;
+    Json info{{"format", "attnscope-info"}, {"version", 1}};
+    info["name"] = std::filesystem::path(model.source()).lexically_normal().filename().string();
+    info["source"] = modelSpec;
+    info["path"] = std::filesystem::absolute(model.source(), ec).lexically_normal().string();
+    info["architecture"] = "t5";
+    info["architecture_class"] = "T5ForConditionalGeneration";
+    info["family"] = "T5";
+    info["head"] = "seq2seq_lm";
+    info["layers"] = c.layers;
+    info["decoder_layers"] = c.decoderLayers;
+    info["heads"] = c.heads;
+    info["d_model"] = c.dModel;
+    info["d_head"] = c.dKv;
+    info["intermediate_size"] = c.dFf;
+    info["vocab_size"] = c.vocabSize;
+    info["positional"] = "relative_bias";
+    info["relative_attention"] = Json{{"buckets", c.buckets}, {"max_distance", c.maxDistance}};
+    info["feed_forward"] = std::string(c.gated ? "gated-" : "") + activationName(c.activation);
+    info["scale_decoder_outputs"] = c.scaleDecoderOutputs;
+    info["decoder_start_token_id"] = c.decoderStartTokenId;
+    info["eos_token_id"] = c.eosTokenId;
+    info["tokenizer"] = tokenizer ? Json{{"kind", tokenizerKindName(tokenizer->kind())}, {"source", tokenizer->source()},
+                                         {"vocab_size", tokenizer->vocabSize()}}
+                                  : Json(nullptr);
+    info["load_seconds"] = std::round(loadSeconds * 1000.0) / 1000.0;
+    return info.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 } // namespace attn
