@@ -204,6 +204,19 @@ private slots:
         QCOMPARE(doc["model"]["layers"].toInt(), 2);
         QCOMPARE(doc["decoder_attention"].toArray().size(), 3);
         QCOMPARE(doc["attention"].toArray().size(), 2);
+        QCOMPARE(doc["settings"]["all_heads"].toBool(), true);
+
+        // --heads: only those heads, the others null; a bare L.H is every kind's.
+        const QJsonObject some = runDocument({"--model", kFixtures + "models/" + c["model"].toString(), "--ids",
+                                              idList(c["input_ids"].toArray()), "--target-ids",
+                                              idList(c["decoder_input_ids"].toArray()), "--heads", "enc:1.2,cross:2.0,0.1"});
+        QVERIFY(!some.isEmpty());
+        const auto captured = [&](const char *kind, int layer, int head) { return some[kind][layer][head].isArray(); };
+        QVERIFY(captured("attention", 1, 2) && captured("attention", 0, 1) && !captured("attention", 0, 0));
+        QVERIFY(captured("cross_attention", 2, 0) && captured("cross_attention", 0, 1) && !captured("cross_attention", 1, 1));
+        QVERIFY(captured("decoder_attention", 0, 1) && !captured("decoder_attention", 2, 0));
+        QCOMPARE(some["cross_attention"][2][0], doc["cross_attention"][2][0]);   // the same weights as with every head
+        QCOMPARE(some["settings"]["heads"]["encoder"].toArray(), (QJsonArray{QJsonArray{1, 2}, QJsonArray{0, 1}}));
     }
 
     // `info` on an encoder–decoder folder describes both stacks instead of refusing model_type t5.
@@ -242,6 +255,8 @@ private slots:
         QTest::addRow("no source") << t5 << 2 << "--text";
         QTest::addRow("source id outside the vocabulary") << t5 + QStringList{"--ids", "4,999"} << 2 << "999";
         QTest::addRow("bad target ids") << t5 + QStringList{"--ids", "4", "--target-ids", "0,x"} << 2 << "--target-ids";
+        QTest::addRow("--heads outside the decoder") << t5 + QStringList{"--ids", "4", "--heads", "dec:2.0"} << 2 << "--heads";
+        QTest::addRow("--heads unknown kind") << t5 + QStringList{"--ids", "4", "--heads", "self:0.0"} << 2 << "--heads";
         QTest::addRow("text without a tokenizer")
             << QStringList{"run", "--model", kFixtures + "models/t5-gated-d48h3", "--text", "a", "--out", "-"} << 1 << "tokenizer";
     }

@@ -77,7 +77,10 @@ int seq2seqRunVerb(const QStringList &args)
         "self-attention and cross-attention (target rows x source columns). With --target-text or --target-ids the\n"
         "decoder is teacher-forced; without, it generates greedily (at most --max-new-tokens tokens, or up to EOS)."));
     opts.use({{"model", QStringLiteral("an encoder-decoder model folder (T5)")}, "text",
-              {"ids", QStringLiteral("source token ids instead of text, used exactly as given")}, "backend", "threads"});
+              {"ids", QStringLiteral("source token ids instead of text, used exactly as given")}, "backend", "threads",
+              {"heads", QStringLiteral("heads whose weights are exported (every head is computed): all, or enc:L.H, "
+                                       "dec:L.H, cross:L.H, and a bare L.H for all three kinds, comma-separated; layers "
+                                       "and heads counted from 0")}});
     using T = OptionType;
     opts.add({
         {"target-text", T::Text, "T", "the target: tokenized with the target side's tokenizer and post-processor "
@@ -137,6 +140,9 @@ int seq2seqRunVerb(const QStringList &args)
                              .arg(spec, QString::fromStdString(tok.status().message())));
         return kExitError;
     }
+    auto heads = attn::parseSeq2SeqHeads(opts.value("heads").toStdString(), model->config());
+    if (!heads) return opts.fail(QStringLiteral("--heads: %1").arg(QString::fromStdString(heads.status().message())));
+    request.heads = *heads;
     progress(chatter, verb, request.targetText || request.targetIds ? QStringLiteral("running the teacher-forced pass")
                                                                     : QStringLiteral("generating"));
     const attn::Tokenizer *tok = tokenizer ? &*tokenizer : nullptr;

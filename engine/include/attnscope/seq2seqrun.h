@@ -24,6 +24,14 @@
 
 namespace attn {
 
+// Which heads of each kind the document holds (the others are null): enc:L.H, dec:L.H, cross:L.H, a bare L.H for
+// all three, comma-separated; "all" (or nothing) for every head.
+struct Seq2SeqHeads {
+    std::vector<HeadRef> encoder, decoder, cross;
+};
+// Checked against the model: the encoder's layers for enc, the decoder's for dec and cross. Messages name the item.
+Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, const T5Config &config);
+
 struct Seq2SeqRunRequest {
     std::optional<std::string> text;                 // the source, tokenized, or
     std::vector<std::int64_t> ids;                   // source ids as given
@@ -33,6 +41,7 @@ struct Seq2SeqRunRequest {
     Backend backend = Backend::Auto;
     int threads = 0;
     int topK = 5;                                    // next-token predictions listed per target row
+    std::optional<Seq2SeqHeads> heads;               // exported heads; nullopt: all (every head is computed)
 };
 
 struct Seq2SeqRunData {

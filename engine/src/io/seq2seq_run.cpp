@@ -3,6 +3,8 @@
 // pass, and its document.
 #include <attnscope/seq2seqrun.h>
 
+#include <attnscope/export.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -39,13 +41,18 @@ std::int64_t argmaxRow(const std::vector<float> &logits, std::int64_t vocab, std
     return std::max_element(p, p + vocab) - p;
 }
 
+// [layer][head][rows][cols]; heads not in `only` (when given) are null.
 Json heads(const std::vector<std::vector<float>> &all, std::int64_t layers, std::int64_t nHeads, std::int64_t rows,
-           std::int64_t cols)
+           std::int64_t cols, const std::vector<HeadRef> *only)
 {
     Json out = Json::array();
     for (std::int64_t l = 0; l < layers; ++l) {
         Json layer = Json::array();
         for (std::int64_t h = 0; h < nHeads; ++h) {
+            if (only && std::find(only->begin(), only->end(), HeadRef{l, h}) == only->end()) {
+                layer.push_back(nullptr);
+                continue;
+            }
             const std::vector<float> &P = all[static_cast<std::size_t>(l * nHeads + h)];
             Json m = Json::array();
             for (std::int64_t i = 0; i < rows; ++i)
@@ -57,7 +64,52 @@ Json heads(const std::vector<std::vector<float>> &all, std::int64_t layers, std:
     return out;
 }
 
+Json headList(const std::vector<HeadRef> &list)
+{
+    Json out = Json::array();
+    for (const HeadRef &h : list) out.push_back(Json::array({h.layer, h.head}));
+    return out;
+}
+
 } // namespace
+
+Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, const T5Config &config)
+{
+    if (text.empty() || text == "all") return std::optional<Seq2SeqHeads>();
+    Seq2SeqHeads out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        std::string item = text.substr(start, comma - start);
+        start = comma + 1;
+        std::string kind;
+        if (const std::size_t colon = item.find(':'); colon != std::string::npos) {
+            kind = item.substr(0, colon);
+            item = item.substr(colon + 1);
+            if (kind != "enc" && kind != "dec" && kind != "cross")
+                return Status::invalid("'" + kind + ":' is not enc:, dec: or cross: (in '" + text + "')");
+        }
+        auto parsed = parseHeadList(item);
+        if (!parsed || !*parsed || (*parsed)->size() != 1)
+            return Status::invalid("'" + item + "' is not L.H (layers and heads counted from 0) in '" + text + "'");
+        const HeadRef h = (*parsed)->front();
+        const auto add = [&](std::vector<HeadRef> &to, std::int64_t layers, const char *stack) -> Status {
+            if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= config.heads)
+                return Status::invalid(std::string(stack) + " head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
+                                       " is outside its " + std::to_string(layers) + " layers x " + std::to_string(config.heads) + " heads");
+            if (std::find(to.begin(), to.end(), h) == to.end()) to.push_back(h);
+            return Status::ok();
+        };
+        if (kind.empty() || kind == "enc")
+            if (Status s = add(out.encoder, config.layers, "encoder"); !s) return s;
+        if (kind.empty() || kind == "dec")
+            if (Status s = add(out.decoder, config.decoderLayers, "decoder"); !s) return s;
+        if (kind.empty() || kind == "cross")
+            if (Status s = add(out.cross, config.decoderLayers, "cross-attention"); !s) return s;
+        if (comma == text.size()) break;
+    }
+    return std::optional<Seq2SeqHeads>(out);
+}
 
 Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                                   const Seq2SeqRunRequest &request, const CancelFn &cancel)
@@ -171,9 +223,14 @@ std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, 
                            {"decoding", request.targetText || request.targetIds ? "teacher_forced" : "greedy"},
                            {"max_new_tokens", request.targetText || request.targetIds ? Json(nullptr) : Json(request.maxNewTokens)},
                            {"top_k", request.topK}};
-    doc["attention"] = heads(r.encoderAttentions, c.layers, c.heads, S, S);
-    doc["decoder_attention"] = heads(r.decoderAttentions, c.decoderLayers, c.heads, T, T);
-    doc["cross_attention"] = heads(r.crossAttentions, c.decoderLayers, c.heads, T, S);
+    const Seq2SeqHeads *only = request.heads ? &*request.heads : nullptr;
+    doc["settings"]["all_heads"] = only == nullptr;
+    doc["settings"]["heads"] = only ? Json{{"encoder", headList(only->encoder)}, {"decoder", headList(only->decoder)},
+                                           {"cross", headList(only->cross)}}
+                                    : Json(nullptr);
+    doc["attention"] = heads(r.encoderAttentions, c.layers, c.heads, S, S, only ? &only->encoder : nullptr);
+    doc["decoder_attention"] = heads(r.decoderAttentions, c.decoderLayers, c.heads, T, T, only ? &only->decoder : nullptr);
+    doc["cross_attention"] = heads(r.crossAttentions, c.decoderLayers, c.heads, T, S, only ? &only->cross : nullptr);
 
     // Outputs: each target row's next-token distribution (softmax in double over the float32 logits).
     Json argmax = Json::array(), topK = Json::array();
