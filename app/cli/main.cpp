@@ -206,10 +206,17 @@ int infoVerb(const QStringList &args)
     opts.use({"model"});
     if (auto stop = opts.parse(args)) return *stop;
     if (!opts.require({"model"})) return opts.fail();
-    if (isSeq2SeqRun({QStringLiteral("--model"), opts.value("model")})) return seq2seqInfo(opts.value("model"));
-    const auto opened = openModelOrReport(opts.verb(), opts.value("model"), false);
-    if (!opened) return kExitError;
-    if (attn::Status s = attn::writeStdout(attn::modelInfoJson(*opened)); !s) {
+    std::string json;
+    if (isSeq2SeqRun({QStringLiteral("--model"), opts.value("model")})) {
+        auto info = seq2seqInfo(opts.value("model"));
+        if (!info) return kExitError;
+        json = std::move(*info);
+    } else {
+        const auto opened = openModelOrReport(opts.verb(), opts.value("model"), false);
+        if (!opened) return kExitError;
+        json = attn::modelInfoJson(*opened);
+    }
+    if (attn::Status s = attn::writeStdout(json); !s) {
         printError(opts.verb(), QString::fromStdString(s.message()));
         return kExitError;
     }

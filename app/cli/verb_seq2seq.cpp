@@ -5,7 +5,6 @@
 #include "common.h"
 #include "verbs.h"
 
-#include <attnscope/fileio.h>
 #include <attnscope/seq2seqrun.h>
 #include <attnscope/textmodel.h>
 
@@ -49,7 +48,7 @@ bool isSeq2SeqRun(const QStringList &args)
     return targetOption || isT5Spec(modelArgument(args));
 }
 
-int seq2seqInfo(const QString &spec)
+std::optional<std::string> seq2seqInfo(const QString &spec)
 {
     const QString verb = QStringLiteral("info");
     const auto start = std::chrono::steady_clock::now();
@@ -57,16 +56,11 @@ int seq2seqInfo(const QString &spec)
     auto model = folder ? attn::T5Model::loadFolder(*folder) : attn::Result<attn::T5Model>(folder.status());
     if (!model) {
         printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(model.status().message())));
-        return kExitError;
+        return std::nullopt;
     }
     auto tok = attn::Tokenizer::fromFolder(*folder);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::string json = attn::seq2seqInfoJson(*model, tok ? &*tok : nullptr, spec.toStdString(), seconds);
-    if (attn::Status s = attn::writeStdout(json); !s) {
-        printError(verb, QString::fromStdString(s.message()));
-        return kExitError;
-    }
-    return kExitOk;
+    return attn::seq2seqInfoJson(*model, tok ? &*tok : nullptr, spec.toStdString(), seconds);
 }
 
 int seq2seqRunVerb(const QStringList &args)

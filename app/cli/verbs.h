@@ -12,6 +12,8 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace attncli {
 
@@ -32,7 +34,7 @@ int visionRunVerb(const QStringList &args);
 // (main.cpp routes it there; on a model without a decoder those options are bad arguments).
 bool isSeq2SeqRun(const QStringList &args);
 int seq2seqRunVerb(const QStringList &args);
-int seq2seqInfo(const QString &spec);   // `info` on an encoder–decoder folder
+std::optional<std::string> seq2seqInfo(const QString &spec);   // `info`'s document of an encoder–decoder folder; errors printed
 // `figure` draws with Qt Widgets: a QApplication (offscreen unless a platform is chosen) instead of a
 // QCoreApplication when argv[1] is "figure".
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv);

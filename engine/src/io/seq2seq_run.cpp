@@ -64,6 +64,28 @@ Json heads(const std::vector<std::vector<float>> &all, std::int64_t layers, std:
     return out;
 }
 
+// What the run document's `model` and the `info` document share.
+Json modelBlock(const T5Model &model, const std::string &modelSpec)
+{
+    const T5Config &c = model.config();
+    std::error_code ec;
+    return Json{{"name", std::filesystem::path(model.source()).lexically_normal().filename().string()},
+                {"source", modelSpec},
+                {"path", std::filesystem::absolute(model.source(), ec).lexically_normal().string()},
+                {"architecture", "t5"},
+                {"architecture_class", "T5ForConditionalGeneration"},
+                {"head", "seq2seq_lm"},
+                {"layers", c.layers},
+                {"heads", c.heads},
+                {"decoder_layers", c.decoderLayers},
+                {"decoder_heads", c.heads},
+                {"d_model", c.dModel},
+                {"d_head", c.dKv},
+                {"vocab_size", c.vocabSize},
+                {"decoder_start_token_id", c.decoderStartTokenId},
+                {"eos_token_id", c.eosTokenId}};
+}
+
 Json headList(const std::vector<HeadRef> &list)
 {
     Json out = Json::array();
@@ -187,24 +209,8 @@ std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, 
     const T5Config &c = model.config();
     const Seq2SeqResult &r = d.result;
     const std::int64_t S = r.sourceLength, T = r.targetLength;
-    std::error_code ec;
-    const std::string path = std::filesystem::absolute(model.source(), ec).lexically_normal().string();
     Json doc{{"format", "attnscope"}, {"version", 1}, {"kind", "seq2seq"}};
-    doc["model"] = Json{{"name", std::filesystem::path(model.source()).lexically_normal().filename().string()},
-                        {"source", modelSpec},
-                        {"path", path},
-                        {"architecture", "t5"},
-                        {"architecture_class", "T5ForConditionalGeneration"},
-                        {"head", "seq2seq_lm"},
-                        {"layers", c.layers},
-                        {"heads", c.heads},
-                        {"decoder_layers", c.decoderLayers},
-                        {"decoder_heads", c.heads},
-                        {"d_model", c.dModel},
-                        {"d_head", c.dKv},
-                        {"vocab_size", c.vocabSize},
-                        {"decoder_start_token_id", c.decoderStartTokenId},
-                        {"eos_token_id", c.eosTokenId}};
+    doc["model"] = modelBlock(model, modelSpec);
     const char *targetFrom = request.targetText ? "text" : request.targetIds ? "ids" : "generated";
     doc["input"] = Json{{"text", request.text ? Json(*request.text) : Json(nullptr)},
                         {"tokens", d.sourceTokens},
@@ -274,22 +280,11 @@ std::string seq2seqInfoJson(const T5Model &model, const Tokenizer *tokenizer, co
                             double loadSeconds)
 {
     const T5Config &c = model.config();
-    std::error_code ec;
     Json info{{"format", "attnscope-info"}, {"version", 1}};
-    info["name"] = std::filesystem::path(model.source()).lexically_normal().filename().string();
-    info["source"] = modelSpec;
-    info["path"] = std::filesystem::absolute(model.source(), ec).lexically_normal().string();
-    info["architecture"] = "t5";
-    info["architecture_class"] = "T5ForConditionalGeneration";
+    const Json block = modelBlock(model, modelSpec);   // items() refers into it: keep it alive
+    for (const auto &[key, value] : block.items()) info[key] = value;
     info["family"] = "T5";
-    info["head"] = "seq2seq_lm";
-    info["layers"] = c.layers;
-    info["decoder_layers"] = c.decoderLayers;
-    info["heads"] = c.heads;
-    info["d_model"] = c.dModel;
-    info["d_head"] = c.dKv;
     info["intermediate_size"] = c.dFf;
-    info["vocab_size"] = c.vocabSize;
     info["positional"] = "relative_bias";
     info["relative_attention"] = Json{{"buckets", c.buckets}, {"max_distance", c.maxDistance}};
     info["feed_forward"] = std::string(c.gated ? "gated-" : "") + activationName(c.activation);
