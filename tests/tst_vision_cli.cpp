@@ -22,7 +22,7 @@ const QString kFixtures = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/fixtures/");
 
 struct CliRun {
     int exitCode = -1;
-    QByteArray err;
+    QByteArray out, err;
 };
 
 // The wait is a guard against a hung process, not a timing assertion.
@@ -38,6 +38,7 @@ CliRun runCli(const QStringList &args)
         return run;
     }
     run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
     run.err = process.readAllStandardError();
     return run;
 }
@@ -87,6 +88,7 @@ private slots:
     void imageRun();
     void pixelValuesInterpolated();
     void refusals();
+    void info();
 };
 
 void TestVisionCli::imageRun_data()
@@ -156,6 +158,25 @@ void TestVisionCli::pixelValuesInterpolated()
     QCOMPARE(refused.exitCode, 1);
     QVERIFY2(refused.err.contains("image 35×20 differs from the model's image_size 30×30"), refused.err.constData());
     QVERIFY(!QFile::exists(dir.filePath("no.json")));
+}
+
+// `info` on a ViT folder describes it (it said model_type 'vit' is not supported while run opened it).
+void TestVisionCli::info()
+{
+    const QString folder = kFixtures + "models/vit-cls-d48h3";
+    const CliRun r = runCli({"info", "--model", folder});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QJsonParseError error;
+    const QJsonObject info = QJsonDocument::fromJson(r.out, &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    const QJsonObject config = readJson(folder + "/config.json");
+    QCOMPARE(info["architecture"].toString(), QStringLiteral("vit"));
+    QCOMPARE(info["layers"].toInt(), config["num_hidden_layers"].toInt());
+    QCOMPARE(info["heads"].toInt(), config["num_attention_heads"].toInt());
+    QCOMPARE(info["d_model"].toInt(), config["hidden_size"].toInt());
+    const int image = config["image_size"].toInt(), patch = config["patch_size"].toInt();
+    QCOMPARE(info["patch_grid"].toArray(), (QJsonArray{image / patch, image / patch}));
+    QCOMPARE(info["labels"].toArray().size(), config["id2label"].toObject().size());
 }
 
 void TestVisionCli::refusals()

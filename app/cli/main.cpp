@@ -15,6 +15,7 @@
 #include <attnscope/limits.h>
 #include <attnscope/textmodel.h>
 #include <attnscope/utf8.h>
+#include <attnscope/vit.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -207,7 +208,11 @@ int infoVerb(const QStringList &args)
     if (auto stop = opts.parse(args)) return *stop;
     if (!opts.require({"model"})) return opts.fail();
     std::string json;
-    if (isSeq2SeqRun({QStringLiteral("--model"), opts.value("model")})) {
+    if (attn::isVitFolder(opts.value("model").toStdString())) {
+        auto info = visionInfo(opts.value("model"));
+        if (!info) return kExitError;
+        json = std::move(*info);
+    } else if (isSeq2SeqRun({QStringLiteral("--model"), opts.value("model")})) {
         auto info = seq2seqInfo(opts.value("model"));
         if (!info) return kExitError;
         json = std::move(*info);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -159,6 +160,49 @@ std::string visionJson(const attn::VitModel &model, const VisionRun &run, const 
 }
 
 } // namespace
+
+std::optional<std::string> visionInfo(const QString &spec)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto model = attn::VitModel::loadFolder(spec.toStdString());
+    if (!model) {
+        printError(QStringLiteral("info"), QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(model.status().message())));
+        return std::nullopt;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const attn::VitConfig &c = model->config();
+    std::string s = "{\n  \"format\": \"attnscope-info\",\n  \"version\": 1,\n  \"name\": ";
+    putString(s, model->name());
+    s += ",\n  \"source\": ";
+    putString(s, spec.toStdString());
+    s += ",\n  \"path\": ";
+    putString(s, std::filesystem::absolute(model->source()).lexically_normal().string());
+    s += ",\n  \"architecture\": \"vit\",\n  \"architecture_class\": ";
+    putString(s, c.architectureClass);
+    s += ",\n  \"family\": \"ViT\",\n  \"head\": \"" + std::string(c.classifier ? "classifier" : "none") + "\"";
+    s += ",\n  \"layers\": " + std::to_string(c.layers) + ",\n  \"heads\": " + std::to_string(c.heads) +
+         ",\n  \"d_model\": " + std::to_string(c.hiddenSize) + ",\n  \"d_head\": " + std::to_string(c.dHead) +
+         ",\n  \"intermediate_size\": " + std::to_string(c.intermediate) +
+         ",\n  \"image_size\": [" + std::to_string(c.imageHeight) + ", " + std::to_string(c.imageWidth) +
+         "],\n  \"patch_size\": [" + std::to_string(c.patchHeight) + ", " + std::to_string(c.patchWidth) +
+         "],\n  \"patch_grid\": [" + std::to_string(c.patchRows()) + ", " + std::to_string(c.patchCols()) +
+         "],\n  \"special_tokens\": 1,\n  \"positional\": \"learned\",\n  \"labels\": ";
+    if (c.classifier) {
+        s += '[';
+        for (std::size_t i = 0; i < c.labels.size(); ++i) {
+            if (i) s += ", ";
+            putString(s, c.labels[i]);
+        }
+        s += ']';
+    } else {
+        s += "null";
+    }
+    s += std::string(",\n  \"preprocessor\": ") + (model->preprocessor() ? "true" : "false");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", seconds);
+    s += std::string(",\n  \"load_seconds\": ") + buf + "\n}\n";
+    return s;
+}
 
 bool isVisionRun(const QStringList &args)
 {

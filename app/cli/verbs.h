@@ -30,6 +30,7 @@ int mergeVerb(const QStringList &args);
 // verb_vision.cpp: `run --image F | --pixel-values F` on a ViT folder (main.cpp routes it there).
 bool isVisionRun(const QStringList &args);
 int visionRunVerb(const QStringList &args);
+std::optional<std::string> visionInfo(const QString &spec);   // `info`'s document of a ViT folder; errors printed
 // verb_seq2seq.cpp: `run` on an encoder–decoder folder (T5), or with --target-text / --target-ids / --max-new-tokens
 // (main.cpp routes it there; on a model without a decoder those options are bad arguments).
 bool isSeq2SeqRun(const QStringList &args);
