@@ -246,7 +246,6 @@ private slots:
         QTest::newRow("special rationale token") << "{\"text\": \"a good plot\", \"rationale_tokens\": [0]}" << "'rationale_tokens': 0 is a special token ([CLS])";
         QTest::newRow("rationale token past the end") << "{\"text\": \"a good plot\", \"rationale_tokens\": [99]}" << "'rationale_tokens': 99 is outside the";
         QTest::newRow("space-only span") << "{\"text\": \"a good plot\", \"rationale\": [[1, 2]]}" << "'rationale'[0]: covers no token";
-        QTest::newRow("text pair on BERT") << "{\"text\": \"a good plot\", \"text_pair\": \"yes\"}" << "'text_pair': sample:rationale-bert takes segment ids";
         QTest::newRow("seq2seq") << "{\"text\": \"a good plot\", \"target_text\": \"gut\"}" << "'target_text': sample:rationale-bert is not an encoder-decoder";
         QTest::newRow("gold without label") << "{\"text\": \"a good plot\", \"target\": \"gold\"}" << "'target': gold, but the example has no 'label'";
         QTest::newRow("position on a classifier") << "{\"text\": \"a good plot\", \"target\": \"position:1\"}" << "position:P needs a language model";
@@ -262,6 +261,47 @@ private slots:
         const auto p = prepareDataset(bert(), *d, quickSettings());
         QVERIFY(!p);
         QVERIFY2(QString::fromStdString(p.status().message()).contains(message), p.status().message().c_str());
+    }
+
+    // A BERT pair runs as transformers runs it: the pair template, token types 0 then 1 in every pass (deletion
+    // keeps each token's own type), and character rationales select tokens of `text` only.
+    void textPairOnBert()
+    {
+        auto d = parseJsonlDataset("{\"text\": \"a good plot\", \"text_pair\": \"the good dog\", \"rationale\": [[2, 6]]}\n", "pair.jsonl");
+        QVERIFY2(d, d.status().message().c_str());
+        DatasetSettings s = quickSettings();
+        auto p = prepareDataset(bert(), *d, s);
+        QVERIFY2(p, p.status().message().c_str());
+        const TokenizedText &t = (*p)[0].tokens;
+        TokenizeOptions pair;
+        pair.pair = "the good dog";
+        auto expected = bert().tokenize("a good plot", pair);
+        QVERIFY(expected);
+        QCOMPARE(t.ids, expected->ids);
+        QCOMPARE(t.typeIds, expected->typeIds);
+        QVERIFY(std::count(t.typeIds.begin(), t.typeIds.end(), 1) >= 3);   // "the good dog [SEP]"
+        // "good" (code points 2..6, ASCII: bytes too) selects the text's tokens inside it; the pair's "good" none.
+        std::vector<std::uint8_t> gold(t.ids.size(), 0);
+        int inText = 0;
+        for (std::size_t i = 0; i < gold.size(); ++i)
+            if (expected->sequence[i] == 0 && expected->begins[i] >= 2 && expected->ends[i] <= 6) gold[i] = 1, ++inText;
+        QVERIFY(inText >= 1);
+        QCOMPARE((*p)[0].gold, gold);
+
+        auto r = runFaithfulness(bert(), t, s.faithfulness);
+        QVERIFY2(r, r.status().message().c_str());
+        // m(x) is the classifier's probability with the token types; without them it would differ.
+        const auto probability = [&](bool typed) {
+            ForwardInput in;
+            in.tokenIds = t.ids;
+            if (typed) in.tokenTypeIds = t.typeIds;
+            auto out = bert().model().forward(in);
+            const double a = out->logits[0], b = out->logits[1], m = std::max(a, b);
+            const double e0 = std::exp(a - m), e1 = std::exp(b - m);
+            return (r->target.index == 0 ? e0 : e1) / (e0 + e1);
+        };
+        QVERIFY2(std::abs(r->target.score - probability(true)) < 1e-6, qPrintable(QString::number(r->target.score)));
+        QVERIFY(std::abs(probability(true) - probability(false)) > 1e-4);
     }
 
     void goldFromSpans()

@@ -202,8 +202,7 @@ Status faithfulnessExample(const TextModel &model, const PreparedExample &p, con
 Status runExample(const TextModel &model, const PreparedExample &p, const DatasetSettings &s, ExampleRecord &r, const CancelFn &cancel)
 {
     const ModelConfig &c = model.model().config();
-    ForwardInput in;
-    in.tokenIds = p.tokens.ids;
+    const ForwardInput in = model.forwardInput(p.tokens);   // a pair's token types included
     ForwardOptions opt;
     opt.backend = s.backend;
     opt.threads = s.threads;
@@ -327,25 +326,15 @@ Result<std::vector<PreparedExample>> prepareDataset(const TextModel &model, cons
         PreparedExample p;
         p.example = &ex;
         if (ex.targetText) { fail(ex, "'target_text': " + model.displayName() + " is not an encoder-decoder; seq2seq targets need one (none is supported yet)"); continue; }
-        auto tokens = model.tokenize(ex.text);
-        if (!tokens) { fail(ex, "'text': " + tokens.status().message()); continue; }
+        // A pair goes through the tokenizer's pair template, with its token types (BERT: 0, then 1).
+        TokenizeOptions pairOptions;
+        if (ex.textPair) pairOptions.pair = *ex.textPair;
+        auto tokens = model.tokenize(ex.text, pairOptions);
+        if (!tokens) { fail(ex, std::string(ex.textPair ? "'text', 'text_pair': " : "'text': ") + tokens.status().message()); continue; }
         p.tokens = std::move(tokens).value();
-        if (ex.textPair) {
-            if (c.typeVocabSize > 1) { fail(ex, "'text_pair': " + model.displayName() + " takes segment ids (token_type_ids), which the analyses do not pass yet; join the texts into 'text'"); continue; }
-            auto pair = model.tokenize(*ex.textPair);
-            if (!pair) { fail(ex, "'text_pair': " + pair.status().message()); continue; }
-            TokenizedText &t = p.tokens;
-            const std::size_t textBytes = t.text.size();
-            for (std::size_t i = 0; i < pair->ids.size(); ++i) {
-                t.ids.push_back(pair->ids[i]);
-                t.labels.push_back(pair->labels[i]);
-                // Pair tokens cover no bytes of `text`, so character rationales never select them.
-                t.begins.push_back(textBytes);
-                t.ends.push_back(textBytes);
-                t.special.push_back(pair->special[i]);
-            }
-            if (c.maxPositions > 0 && static_cast<std::int64_t>(t.ids.size()) > c.maxPositions) { fail(ex, "'text_pair': text and pair are " + std::to_string(t.ids.size()) + " tokens, more than the model's " + std::to_string(c.maxPositions) + " positions"); continue; }
-        }
+        // The pair's tokens cover no bytes of `text`, so character rationales (offsets into `text`) never select them.
+        for (std::size_t i = 0; i < p.tokens.ids.size(); ++i)
+            if (p.tokens.sequence[i] == 1) p.tokens.begins[i] = p.tokens.ends[i] = p.tokens.text.size();
         const auto L = static_cast<std::int64_t>(p.tokens.ids.size());
         if (!ex.expectedTokenIds.empty() && ex.expectedTokenIds != p.tokens.ids) { fail(ex, "'input_ids': the tokenizer gives other ids than the file recorded"); continue; }
         if (ex.labelIndex) {

@@ -299,6 +299,11 @@ Result<EquivarianceResult> runEquivariance(const TextModel &textModel, const Tok
     for (int pass = 0; pass < 2; ++pass) {
         ForwardInput in;
         in.tokenIds = pass == 0 ? tokens.ids : r.permutedIds;
+        // A sentence pair's token types move with their tokens: (PX) permutes whole input rows.
+        const std::vector<std::int64_t> types = textModel.forwardInput(tokens).tokenTypeIds;
+        if (!types.empty())
+            for (std::size_t i = 0; i < types.size(); ++i)
+                in.tokenTypeIds.push_back(pass == 0 ? types[i] : types[static_cast<std::size_t>(r.permutation[i])]);
         if (progress) opt.progress = [&progress, pass](double f) { progress(0.5 * (pass + f)); };
         if (Status s = setup->model.validate(in, opt); !s) return s;
         auto out = setup->model.forward(in, opt);

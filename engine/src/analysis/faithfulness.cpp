@@ -317,8 +317,8 @@ Result<FaithfulnessResult> runFaithfulness(const TextModel &textModel, const Tok
     const int threads = s.threads > 0 ? s.threads : hardwareThreads();
 
     // The unperturbed pass: every head's weights, and the target fixed once.
-    ForwardInput in;
-    in.tokenIds = tokens.ids;
+    // A sentence pair's token types go with every pass (BERT; textModel decides whether the model takes them).
+    const ForwardInput in = textModel.forwardInput(tokens);
     ForwardOptions opt;
     opt.backend = s.backend;
     opt.threads = threads;
@@ -379,6 +379,7 @@ Result<FaithfulnessResult> runFaithfulness(const TextModel &textModel, const Tok
 
     Perturber p(model, tokens.ids, special, Perturber::Target{targetPosition, targetIndex, std::max<std::int64_t>(runnerUp(P0, targetIndex), 0), P0},
                 Perturber::Replacements{ids.mask, ids.unk, padId, fillerId}, s.backend);
+    p.setTokenTypes(in.tokenTypeIds);
     const double total = static_cast<double>(estimateFaithfulnessPasses(model, n, s));
     Suite suite{s, p, scored, L, {}};
     suite.runQueued = [&]() -> Status {
@@ -489,7 +490,8 @@ Result<FaithfulnessResult> runFaithfulness(const TextModel &textModel, const Tok
         };
         const detail::RandomizationInput rin{model, tokens.ids, special, plan, r.importances,
                                              Perturber::Target{targetPosition, targetIndex, std::max<std::int64_t>(runnerUp(P0, targetIndex), 0), P0},
-                                             Perturber::Replacements{ids.mask, ids.unk, padId, fillerId}, s.backend, threads};
+                                             Perturber::Replacements{ids.mask, ids.unk, padId, fillerId}, s.backend, threads,
+                                             in.tokenTypeIds};
         auto check = detail::randomizationCheck(rin, s, runOther, cancel);
         if (!check) return check.status();
         r.randomization = std::move(check).value();

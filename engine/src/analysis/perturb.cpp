@@ -61,13 +61,18 @@ Result<ForwardResult> Perturber::forward(const PassSpec &spec, std::int64_t *row
         for (std::int64_t i = 0; i < L; ++i) {
             if (!spec.kept[static_cast<std::size_t>(i)]) continue;
             in.tokenIds.push_back(m_ids[static_cast<std::size_t>(i)]);
+            if (!m_types.empty()) in.tokenTypeIds.push_back(m_types[static_cast<std::size_t>(i)]);
             if (i <= m_target.position) ++keptUpToTarget;
         }
         // The row that now predicts the target; a causal LM with nothing left sees one filler token instead.
-        if (in.tokenIds.empty()) in.tokenIds.push_back(m_repl.filler);
+        if (in.tokenIds.empty()) {
+            in.tokenIds.push_back(m_repl.filler);
+            if (!m_types.empty()) in.tokenTypeIds.push_back(0);
+        }
         *row = m_lm ? std::max<std::int64_t>(keptUpToTarget - 1, 0) : 0;
     } else {
         in.tokenIds = m_ids;
+        in.tokenTypeIds = m_types;
         for (std::int64_t i = 0; i < L; ++i) {
             if (spec.kept[static_cast<std::size_t>(i)]) continue;
             switch (spec.op) {

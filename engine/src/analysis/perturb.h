@@ -50,6 +50,9 @@ public:
     Perturber(const Model &model, const std::vector<std::int64_t> &ids, const std::vector<std::uint8_t> &special,
               Target target, Replacements ids_, Backend backend);
     bool isLanguageModel() const { return m_lm; }
+    // Token type ids [L] passed with every pass (a BERT sentence pair; TextModel::forwardInput), each token keeping
+    // its own under deletion. Empty (the default): none.
+    void setTokenTypes(std::vector<std::int64_t> types) { m_types = std::move(types); }
 
     void request(const PassSpec &spec);                      // queue (deduplicated against the cache)
     Status run(int threads, const CancelFn &cancel, const ProgressFn &progress);   // queued passes
@@ -64,6 +67,7 @@ public:
 private:
     const Model &m_model;
     std::vector<std::int64_t> m_ids;
+    std::vector<std::int64_t> m_types;
     std::vector<std::uint8_t> m_special;
     Target m_target;
     Replacements m_repl;

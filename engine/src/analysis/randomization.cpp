@@ -40,6 +40,7 @@ Result<RandomizationCheck> randomizationCheck(const RandomizationInput &in, cons
 
     ForwardInput fin;
     fin.tokenIds = in.ids;
+    fin.tokenTypeIds = in.types;
     ForwardOptions opt;
     opt.backend = in.backend;
     opt.threads = in.threads;
@@ -53,6 +54,7 @@ Result<RandomizationCheck> randomizationCheck(const RandomizationInput &in, cons
         auto base = randomized->forward(fin, opt);
         if (!base) return base.status();
         Perturber p(*randomized, in.ids, in.special, in.target, in.replacements, in.backend);
+        p.setTokenTypes(in.types);
         const Outcome unperturbed = p.read(*base, in.target.position);
         auto importances = computeImportances(c, *base, p, [&] { return run(p); }, plan, cancel, nullptr);
         if (!importances) return importances.status();

@@ -17,6 +17,7 @@ struct RandomizationInput {
     Perturber::Replacements replacements;
     Backend backend = Backend::Auto;
     int threads = 1;
+    std::vector<std::int64_t> types;               // token type ids [L] or empty (Perturber::setTokenTypes)
 };
 
 // `run` runs a Perturber's queued passes (with the suite's progress and cancel).
