@@ -53,6 +53,7 @@ private slots:
     void brokenByPositionsOrCausalMask();
     void scopes();
     void sampleBert();
+    void sampleBertPair();
     void exportMatchesSchema();
 };
 
@@ -218,6 +219,27 @@ void TestEquivariance::sampleBert()
     QVERIFY(r.isOk());
     QVERIFY(!r->expectedEquivariant);
     QVERIFY(r->maxAbsErrWeights > 1e-3);
+}
+
+// A sentence pair: each token's type moves with it (PX permutes whole input rows, token type embedding included),
+// so without positions BERT stays equivariant although tokens cross the middle [SEP].
+void TestEquivariance::sampleBertPair()
+{
+    const attn::TextModel m = open("sample:rationale-bert");
+    attn::TokenizeOptions pair;
+    pair.pair = "we painted the lousy actor";
+    auto tokens = m.tokenize("it is a letdown, while we called this theater", pair);
+    QVERIFY(tokens.isOk());
+    QVERIFY(!m.forwardInput(*tokens).tokenTypeIds.empty());
+    auto r = attn::runEquivariance(m, *tokens, settingsFor("random:3", attn::PositionalChoice::None, "model"));
+    QVERIFY2(r.isOk(), r.isOk() ? "" : r.status().message().c_str());
+    // Some token of the text lands in the pair's half, and one of the pair's in the text's.
+    const auto sep = std::find(tokens->labels.begin() + 1, tokens->labels.end(), std::string("[SEP]")) - tokens->labels.begin();
+    bool crossed = false;
+    for (std::int64_t i = 1; i < sep; ++i) crossed = crossed || r->permutation[static_cast<std::size_t>(i)] > sep;
+    QVERIFY(crossed);
+    QVERIFY2(r->maxAbsErrWeights <= 1e-5, qPrintable(QString::number(r->maxAbsErrWeights)));
+    QVERIFY2(r->maxAbsErrOutputs <= 1e-5, qPrintable(QString::number(r->maxAbsErrOutputs)));
 }
 
 void TestEquivariance::exportMatchesSchema()
