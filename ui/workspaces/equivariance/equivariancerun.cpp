@@ -47,6 +47,11 @@ QString maskReason(const attn::ModelConfig &config, const attn::MaskChoice &mask
 {
     using K = attn::MaskChoice::Kind;
     const bool causal = mask.kind == K::Causal || mask.kind == K::CausalWindow || (mask.kind == K::Model && config.causal);
+    bool windows = false;
+    for (std::int64_t l = 0; l < config.layers; ++l) windows = windows || attn::layerWindow(config, l) > 0;
+    if (causal && mask.kind == K::Model && windows)
+        return QObject::tr("the causal mask lets a token see only the tokens before it, its sliding-window layers only "
+                           "the nearest of them, and a permutation changes which tokens come before and which are near");
     if (causal)
         return QObject::tr("the causal mask lets a token see only the tokens before it, and a permutation changes "
                            "which tokens come before");
