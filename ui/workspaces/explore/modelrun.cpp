@@ -201,6 +201,8 @@ QString describeAttention(const attn::ModelConfig &c)
     if (c.finalSoftcap > 0) parts << QObject::tr("logit soft-cap %1").arg(double(c.finalSoftcap), 0, 'g', 6);
     if (c.head == attn::ModelHead::CausalLM || c.head == attn::ModelHead::MaskedLM)
         parts << (c.tiedEmbeddings ? QObject::tr("tied embeddings") : QObject::tr("untied LM head"));
+    // The family alone repeats the first line's architecture: no second line then.
+    if (parts.size() == 1 && !c.family.empty()) return {};
     return parts.join(QStringLiteral(" · "));
 }
 
