@@ -10,6 +10,7 @@
 
 #include <attnscope/attention.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -18,6 +19,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
@@ -260,6 +262,10 @@ void ExploreView::updateExampleHint()
 void ExploreView::updateModeWidgets()
 {
     m_rawBox->setVisible(m_raw);
+    // The raw experiment splits words itself: no tokenizer, so no pair and no truncation.
+    m_pairBox->setVisible(!m_raw);
+    m_truncateBox->setVisible(!m_raw);
+    m_pair->setVisible(!m_raw && m_pairBox->isChecked());
     m_examples->setVisible(!m_raw && m_examples->count() > 0);
     m_examplesLabel->setVisible(m_examples->isVisibleTo(this));
     if (m_raw) {

@@ -109,7 +109,7 @@ void ExploreView::syncPairWidgets()
     } else if (m_pairBox->isChecked() && !m_pair->text().isEmpty()) {
         m_pairBox->setChecked(false);   // cleared from elsewhere
     }
-    m_pair->setVisible(m_pairBox->isChecked());
+    m_pair->setVisible(!m_raw && m_pairBox->isChecked());
     m_truncateBox->setChecked(subject()->truncate());
 }
 
@@ -187,7 +187,7 @@ void ExploreView::buildUi()
     m_pair->hide();
     left->addWidget(m_pair);
     connect(m_pairBox, &QCheckBox::toggled, this, [this](bool on) {
-        m_pair->setVisible(on);
+        m_pair->setVisible(on && !m_raw);
         subject()->setTextPair(on ? m_pair->text() : QString());
         if (on) m_pair->setFocus();
     });
