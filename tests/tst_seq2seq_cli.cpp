@@ -7,11 +7,15 @@
 // docs/schema/seq2seq.schema.json.
 #include "jsonschema.h"
 
+#include <attnscope/npy.h>
+
+#include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -236,6 +240,63 @@ private slots:
         const CliRun bare = runCli({"info", "--model", kFixtures + "models/t5-gated-d48h3"});
         QVERIFY2(bare.exitCode == 0, bare.err.constData());
         QVERIFY(QJsonDocument::fromJson(bare.out).object()["tokenizer"].isNull());
+    }
+
+    // --npy: one float32 file per kind beside the JSON, holding exactly the weights the JSON would hold, named with
+    // their digests; with --heads only those heads, in the order given.
+    void npyFiles()
+    {
+        const QStringList source{"--model", kTextModel, "--text", "the cat sat on the mat", "--target-text", "a cat sat on a mat"};
+        const QJsonObject inline_ = runDocument(source);
+        QVERIFY(!inline_.isEmpty());
+        QTemporaryDir dir;
+        const QString json = dir.filePath("t5.json");
+        for (const bool some : {false, true}) {
+            QStringList args = QStringList{"run"} + source + QStringList{"--npy", "--out", json};
+            if (some) args << "--heads" << "cross:1.2,0.3";
+            const CliRun r = runCli(args);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const QJsonObject doc = readJson(json);
+            QVERIFY(attn::test::validateJsonSchema(doc, readJson(QStringLiteral(ATTNSCOPE_SCHEMA_DIR "/seq2seq.schema.json"))).isEmpty());
+            for (const char *kind : {"attention", "decoder_attention", "cross_attention"}) {
+                const QJsonObject ref = doc[kind].toObject();
+                QCOMPARE(ref["npy"].toString(), QStringLiteral("t5.%1.npy").arg(QLatin1String(kind)));
+                QFile file(dir.filePath(ref["npy"].toString()));
+                QVERIFY(file.open(QIODevice::ReadOnly));
+                const QByteArray bytes = file.readAll();
+                QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()), ref["sha256"].toString());
+                auto npy = attn::parseNpyFloat32(std::string_view(bytes.constData(), std::size_t(bytes.size())), kind);
+                QVERIFY2(npy.isOk(), npy.status().message().c_str());
+                QJsonArray shape;
+                for (std::int64_t d : npy->shape) shape.append(qint64(d));
+                QCOMPARE(shape, ref["shape"].toArray());
+                // The heads in file order: every head layer-major, or the chosen ones as listed.
+                QList<QPair<int, int>> heads;
+                if (ref.contains("heads")) {
+                    for (const QJsonValue h : ref["heads"].toArray()) heads << qMakePair(h[0].toInt(), h[1].toInt());
+                } else {
+                    const QJsonArray all = inline_[kind].toArray();
+                    for (int l = 0; l < all.size(); ++l)
+                        for (int h = 0; h < all[l].toArray().size(); ++h) heads << qMakePair(l, h);
+                }
+                const int layers = inline_[kind].toArray().size(), perLayer = inline_[kind][0].toArray().size();
+                QCOMPARE(heads.size(), !some ? layers * perLayer : QLatin1String(kind) == QLatin1String("cross_attention") ? 2 : 1);
+                std::size_t k = 0;
+                for (const auto &[l, h] : heads)
+                    for (const QJsonValue row : inline_[kind][l][h].toArray())
+                        for (const QJsonValue x : row.toArray()) {
+                            QVERIFY(k < npy->values.size());
+                            QCOMPARE(double(npy->values[k++]), double(float(x.toDouble())));
+                        }
+                QCOMPARE(k, npy->values.size());
+            }
+            if (some) {
+                QCOMPARE(doc["cross_attention"]["heads"].toArray(), (QJsonArray{QJsonArray{1, 2}, QJsonArray{0, 3}}));
+                QCOMPARE(doc["attention"]["heads"].toArray(), (QJsonArray{QJsonArray{0, 3}}));
+            }
+        }
+        const CliRun toStdout = runCli(QStringList{"run"} + source + QStringList{"--npy", "--out", "-"});
+        QCOMPARE(toStdout.exitCode, 2);
     }
 
     void badArguments_data()

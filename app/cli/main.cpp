@@ -238,12 +238,8 @@ int runVerb(const QStringList &args)
     opts.use({"model", "text", "text-pair", "truncate", "ids", "mask", "pad", "backend", "heads", "threads"});
     using T = OptionType;
     opts.add({{"top-k", T::Integer, "K", "predictions listed per position", "5", 1, 100000}});
-    opts.use({"out"});
+    opts.use({"out", "tensors", "npy"});
     opts.add({
-        {"tensors", T::Text, "FORMAT",
-         "json: attention as nested arrays in the JSON; npy: in F.attention.npy beside it (float32 [layers, heads, "
-         "n, n]; with --heads only those heads, [k, n, n] in their order), the JSON refers to it", "json"},
-        {"npy", T::Flag, {}, "the same as --tensors npy", {}},
         {"analyses", T::Text, "LIST",
          "what the document's analyses section holds: none, or any of stats (head statistics of the captured "
          "heads), rollout, flow (every head; flow up to 64 tokens), comma-separated, or all", "none"},
@@ -271,14 +267,8 @@ int runVerb(const QStringList &args)
     if (!analyses) return opts.fail(QStringLiteral("--%1").arg(QString::fromStdString(analyses.status().message())));
     request.analyses = *analyses;
     const QString out = opts.value("out");
-    const QString tensors = opts.value("tensors");
-    if (tensors != QLatin1String("json") && tensors != QLatin1String("npy"))
-        return opts.fail(QStringLiteral("--tensors: '%1' is not json or npy").arg(tensors));
-    const bool npy = tensors == QLatin1String("npy") || opts.isSet("npy");
-    if (npy && opts.isSet("npy") && opts.isSet("tensors") && tensors != QLatin1String("npy"))
-        return opts.fail(QStringLiteral("--npy and --tensors %1 contradict each other").arg(tensors));
-    if (npy && out == QLatin1String("-"))
-        return opts.fail(QStringLiteral("--tensors npy: the .npy file goes beside --out, which must be a file, not -"));
+    bool npy = false;
+    if (!opts.readTensors(npy)) return opts.fail();
 
     progress(chatter, verb, QStringLiteral("opening %1").arg(opts.value("model")));
     const auto opened = openModelOrReport(verb, opts.value("model"), haveText);

@@ -50,6 +50,10 @@ const std::vector<OptionRow> &sharedOptions()
         {"heads", T::Text, "HEADS", "heads whose weights are computed and exported: all, or L.H,L.H,..., "
                                     "layers and heads counted from 0", "all"},
         {"out", T::Text, "F.json", "the JSON file to write, or - for stdout", {}},
+        {"tensors", T::Text, "FORMAT",
+         "json: attention as nested arrays in the JSON; npy: in F.attention.npy beside it (float32 [layers, heads, "
+         "n, n]; with --heads only those heads, [k, n, n] in their order), the JSON refers to it", "json"},
+        {"npy", T::Flag, {}, "the same as --tensors npy", {}},
         // Vision Transformers (verb_vision.cpp): run --model VIT --image F | --pixel-values F.
         {"image", T::Text, "F", "an image file (PNG, JPEG, ...) for a ViT model, prepared per its preprocessor_config.json",
          {}},
@@ -298,6 +302,19 @@ bool VerbOptions::readHeads(std::optional<std::vector<attn::HeadRef>> &heads)
     const auto parsed = attn::parseHeadList(value(QStringLiteral("heads")).toStdString());
     if (!parsed) return reject(QStringLiteral("--heads: %1").arg(QString::fromStdString(parsed.status().message())));
     heads = *parsed;
+    return true;
+}
+
+bool VerbOptions::readTensors(bool &npy)
+{
+    const QString tensors = value(QStringLiteral("tensors"));
+    if (tensors != QLatin1String("json") && tensors != QLatin1String("npy"))
+        return reject(QStringLiteral("--tensors: '%1' is not json or npy").arg(tensors));
+    npy = tensors == QLatin1String("npy") || isSet(QStringLiteral("npy"));
+    if (npy && isSet(QStringLiteral("npy")) && isSet(QStringLiteral("tensors")) && tensors != QLatin1String("npy"))
+        return reject(QStringLiteral("--npy and --tensors %1 contradict each other").arg(tensors));
+    if (npy && value(QStringLiteral("out")) == QLatin1String("-"))
+        return reject(QStringLiteral("--tensors npy: the .npy file goes beside --out, which must be a file, not -"));
     return true;
 }
 

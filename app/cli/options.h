@@ -85,7 +85,8 @@ public:
     bool readBackend(attn::Backend &backend);            // --backend reference|tiled|unfused|cuda|auto
     bool readMask(attn::MaskChoice &mask);               // --mask
     bool readHeads(std::optional<std::vector<attn::HeadRef>> &heads);   // --heads all|L.H,...
-    bool readIds(std::vector<std::int64_t> &ids, const QString &name = QStringLiteral("ids"));   // --ids I,I,...
+    bool readIds(std::vector<std::int64_t> &ids, const QString &name = QStringLiteral("ids"));
+    bool readTensors(bool &npy);   // --tensors json|npy and --npy agree; npy needs --out to be a file   // --ids I,I,...
     bool readChatter(Chatter &chatter);                  // --quiet, --progress
     // "--NAME is required" for the first of `names` not given.
     bool require(std::initializer_list<const char *> names);

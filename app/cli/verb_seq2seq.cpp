@@ -5,11 +5,13 @@
 #include "common.h"
 #include "verbs.h"
 
+#include <attnscope/fileio.h>
 #include <attnscope/seq2seqrun.h>
 #include <attnscope/textmodel.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 namespace attncli {
 
@@ -84,7 +86,12 @@ int seq2seqRunVerb(const QStringList &args)
         {"max-new-tokens", T::Integer, "N", "without a target: greedy generation makes at most N tokens", "20", 1, 4096},
         {"top-k", T::Integer, "K", "next-token predictions listed per target row", "5", 1, 100000},
     });
-    opts.use({"out", "quiet", "progress"});
+    opts.use({"out",
+              {"tensors", QStringLiteral("json: the attentions as nested arrays in the JSON; npy: one float32 file per "
+                                         "kind beside it, F.attention.npy (encoder), F.decoder_attention.npy, "
+                                         "F.cross_attention.npy ([layers, heads, rows, cols]; with --heads [k, rows, "
+                                         "cols]), the JSON refers to them")},
+              "npy", "quiet", "progress"});
     if (auto stop = opts.parse(args)) return *stop;
 
     const QString verb = opts.verb();
@@ -112,6 +119,8 @@ int seq2seqRunVerb(const QStringList &args)
         !opts.readBackend(request.backend) || !opts.read("threads", request.threads))
         return opts.fail();
     if (opts.isSet("target-ids")) request.targetIds = targetIds;
+    bool npy = false;
+    if (!opts.readTensors(npy)) return opts.fail();
 
     progress(chatter, verb, QStringLiteral("opening %1").arg(spec));
     const auto folder = attn::resolveModelSpec(spec.toStdString());
@@ -147,9 +156,23 @@ int seq2seqRunVerb(const QStringList &args)
         printError(verb, QString::fromStdString(m));
         return argument ? kExitBadArguments : kExitError;
     }
-    return writeOutput(verb, opts.value("out"), attn::seq2seqExportJson(*model, tok, spec.toStdString(), request, *data), chatter)
-               ? kExitOk
-               : kExitError;
+    const QString out = opts.value("out");
+    if (!npy)
+        return writeOutput(verb, out, attn::seq2seqExportJson(*model, tok, spec.toStdString(), request, *data), chatter)
+                   ? kExitOk
+                   : kExitError;
+    // The three .npy files and the JSON that refers to them are committed together (run --npy does the same).
+    const std::vector<attn::Seq2SeqNpyFile> files = attn::seq2seqNpyFiles(*model, request, *data, out.toStdString());
+    attn::FileTransaction transaction;
+    const std::filesystem::path outFolder = std::filesystem::path(out.toStdString()).parent_path();
+    for (const attn::Seq2SeqNpyFile &f : files) transaction.add((outFolder / f.name).string(), f.bytes);
+    transaction.add(out.toStdString(), attn::seq2seqExportJson(*model, tok, spec.toStdString(), request, *data, &files));
+    if (attn::Status s = transaction.commit(); !s) {
+        printError(verb, QString::fromStdString(s.message()));
+        return kExitError;
+    }
+    progress(chatter, verb, QStringLiteral("wrote %1 and its three .npy files").arg(out));
+    return kExitOk;
 }
 
 } // namespace attncli

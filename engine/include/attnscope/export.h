@@ -135,6 +135,8 @@ std::string runExportJson(const OpenedModel &m, const RunRequest &request, const
 // (result.heads; the JSON's "heads" list names them), so that one head of 16384 tokens is 1 GiB, not the whole
 // model's worth of NaN.
 std::string attentionNpy(const ModelConfig &config, const ForwardResult &result);
+// A .npy file (format 1.0, '<f4', C order) of `shape` whose data are the blocks of perBlock floats in order.
+std::string npyFloat32(const std::vector<std::int64_t> &shape, const std::vector<const float *> &blocks, std::size_t perBlock);
 // Whether attentionNpy() writes the [layers, heads, n, n] layout (every head captured).
 bool npyHoldsEveryHead(const ModelConfig &config, const ForwardResult &result);
 // "runs/F.json" → "F.attention.npy" (the side file's name, beside the JSON); a name without ".json" keeps it whole.

@@ -62,10 +62,25 @@ struct Seq2SeqRunData {
 Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                                   const Seq2SeqRunRequest &request, const CancelFn &cancel = {});
 
+// `run --npy`: one .npy per attention kind beside the JSON F.json — F.attention.npy (encoder), F.decoder_attention.npy,
+// F.cross_attention.npy — float32 [layers, heads, rows, cols], or [k, rows, cols] for the heads --heads chose.
+struct Seq2SeqNpyFile {
+    std::string kind;     // "attention", "decoder_attention", "cross_attention": the document's field
+    std::string name;     // the file name, relative to the JSON's folder
+    std::string bytes;
+    std::string sha256;   // of bytes
+    std::vector<std::int64_t> shape;
+    std::optional<std::vector<HeadRef>> heads;   // [k] when only some heads were chosen
+};
+std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const T5Model &model, const Seq2SeqRunRequest &request,
+                                            const Seq2SeqRunData &data, const std::string &jsonPath);
+
 // The document: the run export's frame with `attention` (encoder self-attention [layer][head][S][S]),
-// `decoder_attention` [layer][head][T][T], `cross_attention` [layer][head][T][S], the target in `input`.
+// `decoder_attention` [layer][head][T][T], `cross_attention` [layer][head][T][S], the target in `input`. With `npy`
+// each kind is a reference {"npy", "shape", "dtype", "sha256"[, "heads"]} to its file instead of the arrays.
 std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
-                              const Seq2SeqRunRequest &request, const Seq2SeqRunData &data);
+                              const Seq2SeqRunRequest &request, const Seq2SeqRunData &data,
+                              const std::vector<Seq2SeqNpyFile> *npy = nullptr);
 
 // The `info` document of an encoder–decoder folder: architecture t5, both stacks' sizes, the relative-position
 // buckets, the feed-forward kind, the decoder start and EOS ids, the tokenizer (null without one).

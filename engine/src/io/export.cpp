@@ -444,23 +444,12 @@ bool npyHoldsEveryHead(const ModelConfig &c, const ForwardResult &r)
     return true;
 }
 
-std::string attentionNpy(const ModelConfig &c, const ForwardResult &r)
+std::string npyFloat32(const std::vector<std::int64_t> &shape, const std::vector<const float *> &blocks, std::size_t perBlock)
 {
-    const std::int64_t L = r.length;
-    const bool every = npyHoldsEveryHead(c, r);
-    // The blocks in file order: every head in layer/head order, or the captured ones as captured.
-    std::vector<const CapturedHead *> blocks;
-    if (every) {
-        for (std::int64_t layer = 0; layer < c.layers; ++layer)
-            for (std::int64_t head = 0; head < c.heads; ++head)
-                blocks.push_back(&*std::find_if(r.heads.begin(), r.heads.end(),
-                                                [&](const CapturedHead &h) { return h.head == HeadRef{layer, head}; }));
-    } else {
-        for (const CapturedHead &h : r.heads) blocks.push_back(&h);
-    }
-    const std::string shape = every ? std::to_string(c.layers) + ", " + std::to_string(c.heads) + ", " + std::to_string(L) + ", " + std::to_string(L)
-                                    : std::to_string(blocks.size()) + ", " + std::to_string(L) + ", " + std::to_string(L);
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
+    std::string dims;
+    for (std::size_t d = 0; d < shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(shape[d]);
+    if (shape.size() == 1) dims += ',';
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
     // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of 64, '\n' last.
     const std::size_t unpadded = 10 + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ');
@@ -469,17 +458,35 @@ std::string attentionNpy(const ModelConfig &c, const ForwardResult &r)
     out += static_cast<char>(header.size() & 0xff);
     out += static_cast<char>((header.size() >> 8) & 0xff);
     out += header;
-    const std::size_t perHead = static_cast<std::size_t>(L * L);
     const std::size_t dataStart = out.size();
-    out.resize(dataStart + blocks.size() * perHead * 4);
+    out.resize(dataStart + blocks.size() * perBlock * 4);
     char *p = out.data() + dataStart;
     const auto put = [&p](float x) {
         const auto bits = std::bit_cast<std::uint32_t>(x);
         for (int b = 0; b < 4; ++b) *p++ = static_cast<char>((bits >> (8 * b)) & 0xff);   // little-endian on any host
     };
-    for (const CapturedHead *h : blocks)
-        for (std::size_t k = 0; k < perHead; ++k) put(h->weights[k]);
+    for (const float *block : blocks)
+        for (std::size_t k = 0; k < perBlock; ++k) put(block[k]);
     return out;
+}
+
+std::string attentionNpy(const ModelConfig &c, const ForwardResult &r)
+{
+    const std::int64_t L = r.length;
+    const bool every = npyHoldsEveryHead(c, r);
+    // The blocks in file order: every head in layer/head order, or the captured ones as captured.
+    std::vector<const float *> blocks;
+    if (every) {
+        for (std::int64_t layer = 0; layer < c.layers; ++layer)
+            for (std::int64_t head = 0; head < c.heads; ++head)
+                blocks.push_back(std::find_if(r.heads.begin(), r.heads.end(),
+                                              [&](const CapturedHead &h) { return h.head == HeadRef{layer, head}; })->weights.data());
+    } else {
+        for (const CapturedHead &h : r.heads) blocks.push_back(h.weights.data());
+    }
+    const std::vector<std::int64_t> shape = every ? std::vector<std::int64_t>{c.layers, c.heads, L, L}
+                                                  : std::vector<std::int64_t>{static_cast<std::int64_t>(blocks.size()), L, L};
+    return npyFloat32(shape, blocks, static_cast<std::size_t>(L * L));
 }
 
 std::string npySideFileName(const std::string &jsonPath)

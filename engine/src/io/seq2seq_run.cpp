@@ -3,6 +3,7 @@
 // pass, and its document.
 #include <attnscope/seq2seqrun.h>
 
+#include <attnscope/dataset.h>
 #include <attnscope/export.h>
 
 #include <nlohmann/json.hpp>
@@ -203,8 +204,48 @@ Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokeniz
     return d;
 }
 
+std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const T5Model &model, const Seq2SeqRunRequest &request,
+                                            const Seq2SeqRunData &d, const std::string &jsonPath)
+{
+    const T5Config &c = model.config();
+    const Seq2SeqResult &r = d.result;
+    const std::int64_t S = r.sourceLength, T = r.targetLength;
+    std::string base = npySideFileName(jsonPath);                    // F.attention.npy
+    base.resize(base.size() - std::string(".attention.npy").size());   // F
+    struct Kind {
+        const char *field;
+        const std::vector<std::vector<float>> &all;
+        std::int64_t layers, rows, cols;
+        const std::vector<HeadRef> *only;
+    };
+    const Seq2SeqHeads *chosen = request.heads ? &*request.heads : nullptr;
+    const Kind kinds[] = {{"attention", r.encoderAttentions, c.layers, S, S, chosen ? &chosen->encoder : nullptr},
+                          {"decoder_attention", r.decoderAttentions, c.decoderLayers, T, T, chosen ? &chosen->decoder : nullptr},
+                          {"cross_attention", r.crossAttentions, c.decoderLayers, T, S, chosen ? &chosen->cross : nullptr}};
+    std::vector<Seq2SeqNpyFile> files;
+    for (const Kind &k : kinds) {
+        Seq2SeqNpyFile f;
+        f.kind = k.field;
+        f.name = base + "." + k.field + ".npy";
+        std::vector<const float *> blocks;
+        if (k.only) {
+            for (const HeadRef &h : *k.only) blocks.push_back(k.all[static_cast<std::size_t>(h.layer * c.heads + h.head)].data());
+            f.shape = {static_cast<std::int64_t>(k.only->size()), k.rows, k.cols};
+            f.heads = *k.only;
+        } else {
+            for (const std::vector<float> &P : k.all) blocks.push_back(P.data());
+            f.shape = {k.layers, c.heads, k.rows, k.cols};
+        }
+        f.bytes = npyFloat32(f.shape, blocks, static_cast<std::size_t>(k.rows * k.cols));
+        f.sha256 = sha256Hex(f.bytes);
+        files.push_back(std::move(f));
+    }
+    return files;
+}
+
 std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
-                              const Seq2SeqRunRequest &request, const Seq2SeqRunData &d)
+                              const Seq2SeqRunRequest &request, const Seq2SeqRunData &d,
+                              const std::vector<Seq2SeqNpyFile> *npy)
 {
     const T5Config &c = model.config();
     const Seq2SeqResult &r = d.result;
@@ -234,9 +275,17 @@ std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, 
     doc["settings"]["heads"] = only ? Json{{"encoder", headList(only->encoder)}, {"decoder", headList(only->decoder)},
                                            {"cross", headList(only->cross)}}
                                     : Json(nullptr);
-    doc["attention"] = heads(r.encoderAttentions, c.layers, c.heads, S, S, only ? &only->encoder : nullptr);
-    doc["decoder_attention"] = heads(r.decoderAttentions, c.decoderLayers, c.heads, T, T, only ? &only->decoder : nullptr);
-    doc["cross_attention"] = heads(r.crossAttentions, c.decoderLayers, c.heads, T, S, only ? &only->cross : nullptr);
+    if (!npy) {
+        doc["attention"] = heads(r.encoderAttentions, c.layers, c.heads, S, S, only ? &only->encoder : nullptr);
+        doc["decoder_attention"] = heads(r.decoderAttentions, c.decoderLayers, c.heads, T, T, only ? &only->decoder : nullptr);
+        doc["cross_attention"] = heads(r.crossAttentions, c.decoderLayers, c.heads, T, S, only ? &only->cross : nullptr);
+    } else {
+        for (const Seq2SeqNpyFile &f : *npy) {
+            Json ref{{"npy", f.name}, {"shape", f.shape}, {"dtype", "float32"}, {"sha256", f.sha256}};
+            if (f.heads) ref["heads"] = headList(*f.heads);
+            doc[f.kind] = std::move(ref);
+        }
+    }
 
     // Outputs: each target row's next-token distribution (softmax in double over the float32 logits).
     Json argmax = Json::array(), topK = Json::array();
