@@ -497,7 +497,6 @@ void TestUiRunner::openingAModelReportsItsLoad()
     std::vector<double> seen;
     for (const QList<QVariant> &p : progress) seen.push_back(p.at(0).toDouble());
     QVERIFY2(seen.size() >= 3, qPrintable(QString::number(seen.size())));
-    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
     const auto loading = std::count_if(seen.begin(), seen.end(), [](double f) { return f > 0.0 && f <= 0.9; });
     QVERIFY2(loading >= 2, qPrintable(QString::number(loading)));   // the load's own steps
     QVERIFY(seen.back() > 0.9 && seen.back() <= 1.0);

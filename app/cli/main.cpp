@@ -212,7 +212,7 @@ int infoVerb(const QStringList &args)
         auto info = visionInfo(opts.value("model"));
         if (!info) return kExitError;
         json = std::move(*info);
-    } else if (isSeq2SeqRun({QStringLiteral("--model"), opts.value("model")})) {
+    } else if (isSeq2SeqModel(opts.value("model"))) {
         auto info = seq2seqInfo(opts.value("model"));
         if (!info) return kExitError;
         json = std::move(*info);

@@ -31,14 +31,14 @@ QString modelArgument(const QStringList &args)
     return {};
 }
 
-bool isT5Spec(const QString &spec)
+} // namespace
+
+bool isSeq2SeqModel(const QString &spec)
 {
     if (spec.isEmpty()) return false;
     auto folder = attn::resolveModelSpec(spec.toStdString());
     return folder && attn::isT5Folder(*folder);
 }
-
-} // namespace
 
 bool isSeq2SeqRun(const QStringList &args)
 {
@@ -47,7 +47,7 @@ bool isSeq2SeqRun(const QStringList &args)
             if (a == QLatin1String(o) || a.startsWith(QLatin1String(o) + QLatin1Char('='))) return true;
         return false;
     });
-    return targetOption || isT5Spec(modelArgument(args));
+    return targetOption || isSeq2SeqModel(modelArgument(args));
 }
 
 std::optional<std::string> seq2seqInfo(const QString &spec)
@@ -98,7 +98,7 @@ int seq2seqRunVerb(const QStringList &args)
     Chatter chatter;
     if (!opts.readChatter(chatter) || !opts.require({"model", "out"})) return opts.fail();
     const QString spec = opts.value("model");
-    if (!isT5Spec(spec)) {
+    if (!isSeq2SeqModel(spec)) {
         for (const char *o : kSeq2SeqOptions)
             if (opts.isSet(QString::fromLatin1(o + 2)))
                 return opts.fail(QStringLiteral("%1: %2 is not an encoder-decoder model (no decoder to give a target "

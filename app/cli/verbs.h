@@ -34,6 +34,7 @@ std::optional<std::string> visionInfo(const QString &spec);   // `info`'s docume
 // verb_seq2seq.cpp: `run` on an encoder–decoder folder (T5), or with --target-text / --target-ids / --max-new-tokens
 // (main.cpp routes it there; on a model without a decoder those options are bad arguments).
 bool isSeq2SeqRun(const QStringList &args);
+bool isSeq2SeqModel(const QString &spec);   // the spec resolves to a T5 folder
 int seq2seqRunVerb(const QStringList &args);
 std::optional<std::string> seq2seqInfo(const QString &spec);   // `info`'s document of an encoder–decoder folder; errors printed
 // `figure` draws with Qt Widgets: a QApplication (offscreen unless a platform is chosen) instead of a

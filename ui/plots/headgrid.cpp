@@ -100,7 +100,8 @@ int HeadGrid::labelColumnWidth() const
 {
     int width = QFontMetrics(font()).horizontalAdvance(QStringLiteral("L00"));
     const QFontMetrics small(windowFont());
-    for (int l = 0; l < int(m_layerWindow.size()); ++l) width = std::max(width, small.horizontalAdvance(windowLabel(l)));
+    const auto widest = std::max_element(m_layerWindow.begin(), m_layerWindow.end());   // most digits
+    if (widest != m_layerWindow.end() && *widest > 0) width = std::max(width, small.horizontalAdvance(tr("W %1").arg(*widest)));
     return width + kGap;
 }
 

@@ -108,10 +108,13 @@ public:
 
 private:
     TextModel(Model model, std::optional<Tokenizer> tokenizer, std::string spec)
-        : m_model(std::move(model)), m_tokenizer(std::move(tokenizer)), m_spec(std::move(spec)) {}
+        : m_model(std::move(model)), m_tokenizer(std::move(tokenizer)), m_spec(std::move(spec)),
+          m_displayName(nameOf(m_spec, m_model)) {}
+    static std::string nameOf(const std::string &spec, const Model &model);
     Model m_model;
     std::optional<Tokenizer> m_tokenizer;
     std::string m_spec;
+    std::string m_displayName;   // displayName(), found once (it looks at the file system)
 };
 
 } // namespace attn

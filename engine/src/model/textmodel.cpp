@@ -80,19 +80,24 @@ Result<TextModel> TextModel::open(const std::string &spec, const LoadOptions &op
 
 std::string TextModel::displayName() const
 {
-    if (m_spec.rfind("sample:", 0) == 0 || m_spec.rfind("random:", 0) == 0) return m_spec;
+    return m_displayName;
+}
+
+std::string TextModel::nameOf(const std::string &spec, const Model &model)
+{
+    if (spec.rfind("sample:", 0) == 0 || spec.rfind("random:", 0) == 0) return spec;
     // A hub cache entry shows its repo id, not the snapshot's commit hash: "Org/Name" as given, or from the
     // models--Org--Name folder of a path into the cache.
     std::error_code ec;
-    if (!fs::exists(m_spec, ec) && m_spec.find('/') != std::string::npos) return m_spec;
-    for (fs::path p = fs::path(m_model.source()).lexically_normal(); !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    if (!fs::exists(spec, ec) && spec.find('/') != std::string::npos) return spec;
+    for (fs::path p = fs::path(model.source()).lexically_normal(); !p.empty() && p != p.root_path(); p = p.parent_path()) {
         const std::string name = p.filename().string();
         if (name.rfind("models--", 0) != 0) continue;
         std::string id = name.substr(8);
         if (const std::size_t sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
         return id;
     }
-    return m_model.name();
+    return model.name();
 }
 
 Result<TokenizedText> TextModel::tokenize(const std::string &text) const
