@@ -9,3 +9,5 @@ target_compile_definitions(tst_seq2seq_cli PRIVATE ATTNSCOPE_CLI_PATH="$<TARGET_
                                                    ATTNSCOPE_SCHEMA_DIR="${PROJECT_SOURCE_DIR}/docs/schema")
 add_dependencies(tst_seq2seq_cli attnscope-cli)
 set_tests_properties(tst_seq2seq_cli PROPERTIES TIMEOUT 300)
+# The alignment error rate (alignment.h) and the bundled translation sample's cross-attention against its card.
+attn_add_qt_test(tst_translation_sample LABELS analysis LIBS attn_engine Qt6::Core)

@@ -89,6 +89,7 @@ QList<ViewLayout> registeredLayouts(std::vector<std::unique_ptr<attnui::Workspac
     QList<ViewLayout> views;
     for (attnui::Workspace *w : attnui::createWorkspaces(subject)) {
         keep->emplace_back(w);
+        if (w->opensEncoderDecoderModels()) continue;   // its views are of encoder-decoder models: encoderDecoderViews
         w->resize(1400, 900);
         w->show();
         settle(w);
@@ -183,6 +184,10 @@ private slots:
     void runOptionsTheViewCannotHonour_data();
     void runOptionsTheViewCannotHonour();
     void quietAndProgress();
+    void encoderDecoderViews_data();
+    void encoderDecoderViews();
+    void encoderDecoderOptionsAreChecked_data();
+    void encoderDecoderOptionsAreChecked();
 
 private:
     QTemporaryDir m_dir;
@@ -516,6 +521,85 @@ void TestCliFigure::quietAndProgress()
                   m_dir.filePath(QStringLiteral("no-such-folder/q.svg")), QStringLiteral("--quiet")});
     QCOMPARE(run.exitCode, 1);
     QVERIFY(run.err.contains(QStringLiteral("no-such-folder")));
+}
+
+void TestCliFigure::encoderDecoderViews_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QStringList>("labels");   // drawn as <text> in the SVG
+    const QStringList source{"the", "big", "dog", "saw", "red", "cat"}, target{"le", "hund", "gros", "rojo", "vido"};
+    QTest::addRow("head:enc:0.1") << "head:enc:0.1" << QStringList{} << source;
+    QTest::addRow("head:dec:1.mean") << "head:dec:1.mean" << QStringList{} << QStringList{"hund", "gros"};
+    QTest::addRow("head:cross:1.0") << "head:cross:1.0" << QStringList{} << source + target;
+    QTest::addRow("align:1.mean") << "align:1.mean" << QStringList{} << source + target;
+    QTest::addRow("generation:3") << "generation:3" << QStringList{} << source + QStringList{"le", "hund", "gros"};
+    QTest::addRow("align teacher-forced") << "align:1.0"
+                                          << QStringList{"--target-text", "le hund gros un gato rojo ha vido"}
+                                          << source + target;
+}
+
+void TestCliFigure::encoderDecoderViews()
+{
+    QFETCH(QString, view);
+    QFETCH(QStringList, extra);
+    QFETCH(QStringList, labels);
+    const QString base = m_dir.filePath(QStringLiteral("s2s-") + QString(view).replace(QLatin1Char(':'), QLatin1Char('_')) +
+                                        QString::number(extra.size()));
+    for (const char *suffix : {"png", "svg"}) {
+        const QString out = base + QLatin1Char('.') + QLatin1String(suffix);
+        const CliRun run = runCli(QStringList{QStringLiteral("figure"), QStringLiteral("--model"),
+                                              QStringLiteral("sample:translation-t5"), QStringLiteral("--text"),
+                                              QStringLiteral("the big dog saw a red cat"), QStringLiteral("--view"), view,
+                                              QStringLiteral("--out"), out, QStringLiteral("--dpi"), QStringLiteral("96")}
+                                  + extra);
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
+        QFile file(out);
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(out));
+        const QByteArray bytes = file.readAll();
+        if (qstrcmp(suffix, "png") == 0) {
+            const QImage image = QImage::fromData(bytes, "PNG");
+            QVERIFY(!image.isNull());
+            QVERIFY2(image.width() >= 400 && image.height() >= 300,
+                     qPrintable(QStringLiteral("%1x%2").arg(image.width()).arg(image.height())));
+            QVERIFY2(double(image.width()) / image.height() <= 4.5, "a squashed strip");
+        } else {
+            const QStringList texts = svgTexts(QString::fromUtf8(bytes));
+            for (const QString &label : labels)
+                QVERIFY2(texts.contains(label), qPrintable(QStringLiteral("no <text> '%1' in %2").arg(label, texts.join('|'))));
+            for (const QString &t : texts)
+                QVERIFY2(!t.contains(QLatin1String("Hover"), Qt::CaseInsensitive), qPrintable(t));
+        }
+    }
+}
+
+void TestCliFigure::encoderDecoderOptionsAreChecked_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QStringList t5{"figure", "--model", "sample:translation-t5", "--text", "the dog saw a cat", "--out"};
+    const QStringList gpt{"figure", "--model", "sample:induction-gpt2", "--text", "bo he so", "--out"};
+    QTest::addRow("target on a decoder-only model") << gpt + QStringList{"x.png", "--view", "grid", "--target-text", "a"}
+                                                    << "--target-text";
+    QTest::addRow("seq2seq view of a text model") << gpt + QStringList{"x.png", "--view", "align:0.0"} << "align:0.0";
+    QTest::addRow("Explore view of a T5") << t5 + QStringList{"x.png", "--view", "grid"} << "encoder-decoder";
+    QTest::addRow("pad on a T5") << t5 + QStringList{"x.png", "--view", "align:0.0", "--pad", "2"} << "--pad";
+    QTest::addRow("head outside") << t5 + QStringList{"x.png", "--view", "head:cross:2.0"} << "head:cross:2.0";
+    QTest::addRow("target and max-new-tokens")
+        << t5 + QStringList{"x.png", "--view", "align:0.0", "--target-text", "le hund", "--max-new-tokens", "3"}
+        << "--max-new-tokens";
+}
+
+void TestCliFigure::encoderDecoderOptionsAreChecked()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QStringList full = args;
+    full[full.indexOf(QStringLiteral("x.png"))] = m_dir.filePath(QStringLiteral("refused.png"));
+    const CliRun run = runCli(full);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(message), qPrintable(run.err));
+    QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.png"))));
 }
 
 QTEST_MAIN(TestCliFigure)

@@ -16,7 +16,10 @@
 #include "workspaces/faithfulness/faithfulnessview.h"
 #include "workspaces/masks/masksview.h"
 #include "workspaces/pipeline/pipelineview.h"
+#include "workspaces/seq2seq/alignmentview.h"
+#include "workspaces/seq2seq/seq2seqview.h"
 
+#include <attnscope/seq2seqrun.h>
 #include <attnscope/textmodel.h>
 
 #include <QAction>
@@ -70,19 +73,29 @@ void TestLessons::bundledLesson()
     // The workspace is one the design names (DESIGN.md §3).
     static const QStringList planned{QStringLiteral("Explore"), QStringLiteral("Pipeline"), QStringLiteral("Masks"),
                                      QStringLiteral("Equivariance"), QStringLiteral("Faithfulness"),
-                                     QStringLiteral("Compare"), QStringLiteral("Performance")};
+                                     QStringLiteral("Compare"), QStringLiteral("Performance"),
+                                     QStringLiteral("Encoder–Decoder")};
     QVERIFY2(planned.contains(lesson.workspace), qPrintable(lesson.workspace));
 
-    // The model opens and the text fits it.
-    auto model = attn::TextModel::open(lesson.model.toStdString());
-    QVERIFY2(model.isOk(), model.isOk() ? "" : model.status().message().c_str());
-    auto tokens = model->tokenize(lesson.text.toStdString());
-    QVERIFY2(tokens.isOk(), tokens.isOk() ? "" : tokens.status().message().c_str());
-
-    // The workspace accepts the lesson's state (with the lesson's model as the Subject).
+    // The model opens and the text fits it: the Subject's text model, or the encoder–decoder the workspace opens.
     Subject subject;
-    subject.setModel(std::make_shared<const attn::TextModel>(std::move(model).value()), lesson.model);
-    subject.setText(lesson.text);
+    const bool encoderDecoder = attn::isSeq2SeqSpec(lesson.model.toStdString());
+    if (encoderDecoder) {
+        auto model = attn::openSeq2Seq(lesson.model.toStdString());
+        QVERIFY2(model.isOk(), model.isOk() ? "" : model.status().message().c_str());
+        QVERIFY(model->tokenizer);
+        auto tokens = model->tokenizer->encode(lesson.text.toStdString());
+        QVERIFY2(tokens.isOk(), tokens.isOk() ? "" : tokens.status().message().c_str());
+    } else {
+        auto model = attn::TextModel::open(lesson.model.toStdString());
+        QVERIFY2(model.isOk(), model.isOk() ? "" : model.status().message().c_str());
+        auto tokens = model->tokenize(lesson.text.toStdString());
+        QVERIFY2(tokens.isOk(), tokens.isOk() ? "" : tokens.status().message().c_str());
+        subject.setModel(std::make_shared<const attn::TextModel>(std::move(model).value()), lesson.model);
+        subject.setText(lesson.text);
+    }
+
+    // The workspace accepts the lesson's state (with the lesson's model as the Subject, or as its own).
     const QList<Workspace *> all = createWorkspaces(&subject);
     Workspace *target = nullptr;
     for (Workspace *w : all)
@@ -91,7 +104,10 @@ void TestLessons::bundledLesson()
         qDeleteAll(all);
         QSKIP(qPrintable(QStringLiteral("the %1 workspace is not registered in this build").arg(lesson.workspace)));
     }
-    QVERIFY2(target->restoreSessionState(lesson.state, &error), qPrintable(error));
+    QCOMPARE(target->opensEncoderDecoderModels(), encoderDecoder);
+    const QJsonObject state =
+        encoderDecoder ? encoderDecoderLessonState(lesson.state, lesson.model, lesson.text) : lesson.state;
+    QVERIFY2(target->restoreSessionState(state, &error), qPrintable(error));
     target->runner()->waitForIdle();
     // The state counts from 0, and so do the workspace's layer and head boxes, where it has them.
     for (const QString key : {QStringLiteral("layer"), QStringLiteral("head")}) {
@@ -124,13 +140,16 @@ struct OpenedLesson {
 bool openLesson(const QString &id, OpenedLesson &o, QString *error)
 {
     if (!loadLessonFile(QStringLiteral(":/lessons/%1.json").arg(id), &o.lesson, error)) return false;
-    auto model = attn::TextModel::open(o.lesson.model.toStdString());
-    if (!model) {
-        *error = QString::fromStdString(model.status().message());
-        return false;
+    const bool encoderDecoder = attn::isSeq2SeqSpec(o.lesson.model.toStdString());
+    if (!encoderDecoder) {   // an encoder–decoder is the workspace's own model, not the Subject's
+        auto model = attn::TextModel::open(o.lesson.model.toStdString());
+        if (!model) {
+            *error = QString::fromStdString(model.status().message());
+            return false;
+        }
+        o.subject.setModel(std::make_shared<const attn::TextModel>(std::move(model).value()), o.lesson.model);
+        o.subject.setText(o.lesson.text);
     }
-    o.subject.setModel(std::make_shared<const attn::TextModel>(std::move(model).value()), o.lesson.model);
-    o.subject.setText(o.lesson.text);
     o.workspaces = createWorkspaces(&o.subject);
     for (Workspace *w : o.workspaces)
         if (w->title() == o.lesson.workspace) o.target = w;
@@ -138,7 +157,9 @@ bool openLesson(const QString &id, OpenedLesson &o, QString *error)
         *error = o.lesson.workspace + QStringLiteral(": no such workspace");
         return false;
     }
-    if (!o.target->restoreSessionState(o.lesson.state, error)) return false;
+    const QJsonObject state =
+        encoderDecoder ? encoderDecoderLessonState(o.lesson.state, o.lesson.model, o.lesson.text) : o.lesson.state;
+    if (!o.target->restoreSessionState(state, error)) return false;
     o.target->show();
     return settle(o.target);
 }
@@ -161,7 +182,37 @@ void TestLessons::lessonClaims()
     QVERIFY2(openLesson(id, o, &error), qPrintable(error));
     QVERIFY2(!o.lesson.expectations.isEmpty(), "a bundled lesson states what the student should see");
     int checked = 0;
-    if (id == QLatin1String("scaling")) {
+    if (id == QLatin1String("crossattention")) {
+        auto *view = qobject_cast<Seq2SeqView *>(o.target);
+        QVERIFY(view && view->snapshot());
+        const Seq2SeqSnapshot &s = *view->snapshot();
+        // 1. Greedy, no target typed: the translation of the card, ended by </s>.
+        QVERIFY(s.generated && s.data.stoppedAtEos);
+        QCOMPARE(s.generatedText, QStringLiteral("le hund gros un gato rojo ha vido"));
+        ++checked;
+        // The lesson's head, in the alignment view; rows are produced tokens, columns source tokens.
+        QCOMPARE(view->view(), Seq2SeqView::View::Alignment);
+        QCOMPARE(view->layer(), 1);
+        QCOMPARE(view->head(), 1);
+        const AlignmentView::Data &d = view->alignmentView()->data();
+        const auto w = [&](const QString &target, const QString &source) {
+            const int row = int(d.target.indexOf(target)), col = int(d.source.indexOf(source));
+            return row < 0 || col < 0 ? -1.0 : double(d.weights[std::size_t(row) * std::size_t(d.source.size()) + std::size_t(col)]);
+        };
+        qInfo("hund->dog %.3f, gros->big %.3f, vido->saw %.3f, ha->saw %.3f", w("hund", "dog"), w("gros", "big"),
+              w("vido", "saw"), w("ha", "saw"));
+        // 2. The reordering: noun, then adjective.
+        QVERIFY(w("hund", "dog") > 0.9 && w("gros", "big") > 0.9);
+        ++checked;
+        // 3. The verb moved to the end: the eighth target word looks at the fourth source word.
+        QCOMPARE(d.target.indexOf(QStringLiteral("vido")), 7);
+        QCOMPARE(d.source.indexOf(QStringLiteral("saw")), 3);
+        QVERIFY(w("vido", "saw") > 0.9);
+        ++checked;
+        // 4. The auxiliary needs no source.
+        QVERIFY(w("ha", "saw") >= 0.0 && w("ha", "saw") < 0.1);
+        ++checked;
+    } else if (id == QLatin1String("scaling")) {
         auto *view = qobject_cast<PipelineView *>(o.target);
         QVERIFY(view);
         const auto on = view->snapshot();

@@ -55,6 +55,7 @@ private slots:
     void opensAndShowsAHeatmap();
     void helpPagesAndWorkspaceKeys();
     void modelPickerListsSamples();
+    void encoderDecoderFolderOpensInItsWorkspace();
     void clickingAHeadEnlargesIt();
     void statisticsRowOpensTheHead();
     void aggregationsAndOutputsAreFilled();
@@ -160,8 +161,10 @@ void TestUiMainWindow::modelPickerListsSamples()
 {
     MainWindow w;
     QComboBox *picker = w.explore()->modelPicker();
+    // Text models only: an encoder–decoder sample is the Encoder–Decoder workspace's.
     for (const attn::SampleModelInfo &s : attn::listSampleModels())
-        QVERIFY2(picker->findData(QStringLiteral("sample:") + QString::fromStdString(s.name)) >= 0, s.name.c_str());
+        QVERIFY2((picker->findData(QStringLiteral("sample:") + QString::fromStdString(s.name)) >= 0) != s.encoderDecoder,
+                 s.name.c_str());
     QVERIFY(picker->findText(QStringLiteral("Random attention layer"), Qt::MatchStartsWith) >= 0);
     QVERIFY(picker->findText(QStringLiteral("Open Folder"), Qt::MatchStartsWith) >= 0);
     QVERIFY(waitForModel(w));
@@ -178,6 +181,29 @@ void TestUiMainWindow::modelPickerListsSamples()
     QCOMPARE(QString::fromStdString(w.explore()->currentModel()->spec()), folder);
     QVERIFY(ExploreView::recentModels().contains(QFileInfo(folder).absoluteFilePath()));
     QVERIFY(picker->findData(QFileInfo(folder).absoluteFilePath()) >= 0);
+}
+
+void TestUiMainWindow::encoderDecoderFolderOpensInItsWorkspace()
+{
+    // Opened by path (File ▸ Open Folder, drag-and-drop): a T5 folder is no text model, so Explore keeps its model
+    // and the Encoder–Decoder workspace opens it and runs its first example.
+    QString folder;
+    for (const attn::SampleModelInfo &s : attn::listSampleModels())
+        if (s.encoderDecoder) folder = QString::fromStdString(s.folder);
+    if (folder.isEmpty()) QSKIP("no encoder-decoder sample model");
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w));
+    const auto before = w.explore()->currentModel();
+    w.openModel(folder);
+    Workspace *current = w.findWorkspace(QStringLiteral("Encoder–Decoder"));
+    QVERIFY(current);
+    QCOMPARE(w.currentWorkspace(), current);
+    QCOMPARE(current->sessionState().value("model").toString(), folder);
+    QVERIFY(current->runner()->waitForIdle(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(current->figureWidget() != nullptr, 20000);
+    QVERIFY2(current->errorText().isEmpty(), qPrintable(current->errorText()));
+    QCOMPARE(w.explore()->currentModel(), before);
 }
 
 void TestUiMainWindow::clickingAHeadEnlargesIt()

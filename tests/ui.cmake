@@ -22,3 +22,4 @@ target_compile_definitions(tst_ui_session PRIVATE ATTNSCOPE_SCHEMA_DIR="${PROJEC
 set_tests_properties(tst_ui_session PROPERTIES TIMEOUT 300)
 attn_add_qt_test(tst_ui_layout LABELS ui LIBS attn_ui)
 attn_add_qt_test(tst_ui_tokenlimits LABELS ui LIBS attn_ui)
+attn_add_qt_test(tst_ui_seq2seq LABELS ui LIBS attn_ui)

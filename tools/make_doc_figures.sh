@@ -21,6 +21,18 @@ for view in "${views[@]}"; do
   fi
   rm -f "$out/$name.pdf"
 done
+# Encoder-decoder views on the translation sample (greedy: no --target-text).
+s2s=sample:translation-t5
+source="the big dog saw a red cat"
+for view in head:enc:1.1 head:dec:1.1 head:cross:1.1 align:1.1 generation:7:1.1; do
+  name=${view//[:.]/-}
+  "$cli" figure --model "$s2s" --text "$source" --view "$view" --out "$out/$name.png" --dpi 96 --quiet
+  "$cli" figure --model "$s2s" --text "$source" --view "$view" --out "$out/$name.pdf" --quiet
+  if command -v pdftoppm > /dev/null; then
+    pdftoppm -png -r 96 -singlefile "$out/$name.pdf" "$out/$name.pdf"
+  fi
+  rm -f "$out/$name.pdf"
+done
 "$cli" figure --model "$model" --text "$text" --view head:1.2 --width 3.5in --out "$out/head-1-2-column.png" --quiet
 "$cli" figure --model "$model" --text "$text" --view head:1.2 --scale log --out "$out/head-1-2-log.png" --dpi 96 --quiet
 ls -l "$out"

@@ -5,6 +5,7 @@
     tools/.venv/bin/python tools/train_sample_models.py --model induction-gpt2
     tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert
     tools/.venv/bin/python tools/train_sample_models.py --model agreement-gpt2
+    tools/.venv/bin/python tools/train_sample_models.py --model translation-t5
     tools/.venv/bin/python tools/train_sample_models.py --model all
     tools/.venv/bin/python tools/train_sample_models.py --model induction-gpt2 --eval   # check a saved folder
 
@@ -27,6 +28,7 @@ MODULES = {
     "rationale-bert": "sample_models.rationale",
     "agreement-gpt2": "sample_models.agreement",
     "retrieval-qwen2": "sample_models.retrieval",
+    "translation-t5": "sample_models.translation",
 }
 
 

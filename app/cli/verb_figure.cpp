@@ -16,13 +16,16 @@
 #include <runner/enginerunner.h>
 
 #include <attnscope/attention.h>
+#include <attnscope/seq2seqrun.h>
 #include <attnscope/textmodel.h>
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QThread>
 
+#include <algorithm>
 #include <memory>
 
 namespace attncli {
@@ -111,7 +114,9 @@ int figureVerb(const QStringList &args)
     VerbOptions opts(QStringLiteral("figure"), QStringLiteral(
         "Draw one view of a workspace, as the GUI draws it, and write it as PNG, SVG or PDF (by the suffix of --out).\n"
         "Views: grid, head:L.H, lines:L, statistics, rollout, outputs (Explore), and each workspace's own\n"
-        "(pipeline:L.H, masks:L.H, equivariance:L.H, faithfulness, compare:...). Layers and heads count from 0."));
+        "(pipeline:L.H, masks:L.H, equivariance:L.H, faithfulness, compare:...). Encoder-decoder models (T5):\n"
+        "head:enc:L.H, head:dec:L.H, head:cross:L.H, align:L.H, generation:STEP[:L.H] (H may be 'mean').\n"
+        "Layers, heads and steps count from 0."));
     using T = OptionType;
     opts.use({"model", "text", {"text-pair", QStringLiteral("a second text, as a sentence pair (the tokenizer's pair template, token types for BERT); Explore views only")}, "truncate"});
     opts.add({{"view", T::Text, "V", "what to draw, e.g. grid, head:0.2, lines:1", {}}});
@@ -126,6 +131,10 @@ int figureVerb(const QStringList &args)
          QStringLiteral("colour scale of the weight heatmaps: fixed (0-1, default), auto (data min-max), pct:P (clip at "
                         "the P-th percentile, 50 <= P < 100), log (four decades below the maximum), row (each row to "
                         "its maximum); the colour bar's label says which. Difference maps stay centred at 0"), {}},
+        {"target-text", T::Text, "T",
+         QStringLiteral("encoder-decoder models: the target to teacher-force (default: the model translates greedily)"), {}},
+        {"max-new-tokens", T::Integer, "N", "encoder-decoder models without --target-text: tokens generated at most",
+         "20", 1, 512},
         {"width", T::Text, "W",
          QStringLiteral("printed width, e.g. 3.5in (a journal column) or 7in (a page), also cm or mm, 1 to 20 "
                         "inches; the height follows the view's layout and --dpi defaults to 300"), {}},
@@ -183,49 +192,87 @@ int figureVerb(const QStringList &args)
     if (!attnui::figureFormatForPath(out))
         return opts.fail(QStringLiteral("--out: '%1' does not end in .png, .svg or .pdf").arg(out));
     const QString view = opts.value("view");
-    const QString prefix = view.section(QLatin1Char(':'), 0, 0);
     if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
         return opts.fail(QStringLiteral("figure needs a QApplication (run it as 'attnscope-cli figure ...')"));
 
-    // The model and text every workspace starts from.
+    // The model and text every workspace starts from. An encoder-decoder model is no text model: the Subject names
+    // it without one, and only a workspace that opens such models itself draws it.
     const QString spec = opts.value("model");
-    progress(chatter, verb, QStringLiteral("opening %1").arg(spec));
-    auto opened = attn::TextModel::open(spec.toStdString());
-    if (!opened) {
-        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(opened.status().message())));
-        return kExitError;
-    }
-    auto model = std::make_shared<const attn::TextModel>(std::move(*opened));
     const QString text = opts.value("text");
-    attn::TokenizeOptions tokenize;
-    tokenize.truncate = opts.isSet("truncate");
-    if (opts.isSet("text-pair")) tokenize.pair = opts.value("text-pair").toStdString();
-    const auto tokens = tokenizeOrReport(verb, *model, text, tokenize);
-    if (!tokens) return kExitError;
-    // A run that cannot succeed would leave a blank "No result yet" figure and exit 0: refuse it here.
-    const attn::ModelConfig &config = model->model().config();
-    if (config.maxPositions > 0 && std::int64_t(tokens->ids.size()) + padding > config.maxPositions)
-        return opts.fail(QStringLiteral("--pad: %1 padding tokens after the text's %2 tokens exceed the model's %3 "
-                                        "positions").arg(padding).arg(tokens->ids.size()).arg(config.maxPositions));
-    if (QString problem = checkViewNumbers(view, config); !problem.isEmpty()) return opts.fail(problem);
+    const bool encoderDecoder = attn::isSeq2SeqSpec(spec.toStdString());
     attnui::Subject subject;
-    subject.setModel(model, spec);
-    subject.setText(text);
     subject.setBackend(backend);
-    subject.setRunOptions(maskChoice.override(), padding);
-    subject.setTruncate(tokenize.truncate);
-    if (tokenize.pair) subject.setTextPair(opts.value("text-pair"));
+    if (encoderDecoder) {
+        for (const char *option : {"truncate", "text-pair", "mask", "pad"})
+            if (opts.isSet(QString::fromLatin1(option)))
+                return opts.fail(QStringLiteral("--%1: not for an encoder-decoder model (%2)").arg(QLatin1String(option), spec));
+        subject.setModel(nullptr, spec);
+        subject.setText(text);
+    } else {
+        for (const char *option : {"target-text", "max-new-tokens"})
+            if (opts.isSet(QString::fromLatin1(option)))
+                return opts.fail(QStringLiteral("--%1: only for encoder-decoder models; %2 has no decoder to give a "
+                                                "target to").arg(QLatin1String(option), spec));
+        progress(chatter, verb, QStringLiteral("opening %1").arg(spec));
+        auto opened = attn::TextModel::open(spec.toStdString());
+        if (!opened) {
+            printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(opened.status().message())));
+            return kExitError;
+        }
+        auto model = std::make_shared<const attn::TextModel>(std::move(*opened));
+        attn::TokenizeOptions tokenize;
+        tokenize.truncate = opts.isSet("truncate");
+        if (opts.isSet("text-pair")) tokenize.pair = opts.value("text-pair").toStdString();
+        const auto tokens = tokenizeOrReport(verb, *model, text, tokenize);
+        if (!tokens) return kExitError;
+        // A run that cannot succeed would leave a blank "No result yet" figure and exit 0: refuse it here.
+        const attn::ModelConfig &config = model->model().config();
+        if (config.maxPositions > 0 && std::int64_t(tokens->ids.size()) + padding > config.maxPositions)
+            return opts.fail(QStringLiteral("--pad: %1 padding tokens after the text's %2 tokens exceed the model's %3 "
+                                            "positions").arg(padding).arg(tokens->ids.size()).arg(config.maxPositions));
+        if (QString problem = checkViewNumbers(view, config); !problem.isEmpty()) return opts.fail(problem);
+        subject.setModel(model, spec);
+        subject.setText(text);
+        subject.setRunOptions(maskChoice.override(), padding);
+        subject.setTruncate(tokenize.truncate);
+        if (tokenize.pair) subject.setTextPair(opts.value("text-pair"));
+    }
 
     // The workspace that draws this view; the others are dropped (their runs cancelled) at once.
+    // A view belongs to the workspace with the longest prefix it starts with ("head:cross:1.0" is not Explore's
+    // "head"), among those that can draw the model.
     std::unique_ptr<attnui::Workspace> workspace;
     QStringList known;
+    qsizetype matched = 0;
     for (attnui::Workspace *w : attnui::createWorkspaces(&subject)) {
-        known += w->viewPrefixes();
-        if (!workspace && w->viewPrefixes().contains(prefix)) workspace.reset(w);
-        else delete w;
+        const bool fits = w->opensEncoderDecoderModels() == encoderDecoder;
+        if (fits) known += w->viewPrefixes();
+        qsizetype longest = 0;
+        for (const QString &p : w->viewPrefixes())
+            if (view == p || view.startsWith(p + QLatin1Char(':'))) longest = std::max(longest, p.size());
+        if (fits && longest > matched) {
+            matched = longest;
+            workspace.reset(w);
+        } else {
+            delete w;
+        }
     }
     if (!workspace)
-        return opts.fail(QStringLiteral("--view: unknown view '%1' (views: %2)").arg(view, known.join(QStringLiteral(", "))));
+        return opts.fail(QStringLiteral("--view: unknown view '%1' for %2 (views: %3)")
+                             .arg(view, encoderDecoder ? QStringLiteral("an encoder-decoder model") : QStringLiteral("this model"),
+                                  known.join(QStringLiteral(", "))));
+    if (encoderDecoder && (opts.isSet("target-text") || opts.isSet("max-new-tokens"))) {
+        QJsonObject state;
+        if (opts.isSet("target-text")) state.insert(QStringLiteral("target"), opts.value("target-text"));
+        if (opts.isSet("max-new-tokens")) {
+            if (opts.isSet("target-text"))
+                return opts.fail(QStringLiteral("--max-new-tokens: only without --target-text (a target is teacher-forced)"));
+            int maxNew = 20;
+            if (!opts.read("max-new-tokens", maxNew)) return opts.fail();
+            state.insert(QStringLiteral("max_new_tokens"), maxNew);
+        }
+        if (QString error; !workspace->restoreSessionState(state, &error)) return opts.fail(error);
+    }
     if (!workspace->honoursRunOptions())
         for (const char *option : {"mask", "pad", "text-pair"})
             if (opts.isSet(QString::fromLatin1(option)))

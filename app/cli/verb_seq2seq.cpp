@@ -10,7 +10,6 @@
 #include <attnscope/textmodel.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 namespace attncli {
@@ -35,9 +34,7 @@ QString modelArgument(const QStringList &args)
 
 bool isSeq2SeqModel(const QString &spec)
 {
-    if (spec.isEmpty()) return false;
-    auto folder = attn::resolveModelSpec(spec.toStdString());
-    return folder && attn::isT5Folder(*folder);
+    return attn::isSeq2SeqSpec(spec.toStdString());
 }
 
 bool isSeq2SeqRun(const QStringList &args)
@@ -53,16 +50,13 @@ bool isSeq2SeqRun(const QStringList &args)
 std::optional<std::string> seq2seqInfo(const QString &spec)
 {
     const QString verb = QStringLiteral("info");
-    const auto start = std::chrono::steady_clock::now();
-    const auto folder = attn::resolveModelSpec(spec.toStdString());
-    auto model = folder ? attn::T5Model::loadFolder(*folder) : attn::Result<attn::T5Model>(folder.status());
-    if (!model) {
-        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(model.status().message())));
+    auto opened = attn::openSeq2Seq(spec.toStdString());
+    if (!opened) {
+        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(opened.status().message())));
         return std::nullopt;
     }
-    auto tok = attn::Tokenizer::fromFolder(*folder);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return attn::seq2seqInfoJson(*model, tok ? &*tok : nullptr, spec.toStdString(), seconds);
+    const attn::Tokenizer *tok = opened->tokenizer ? &*opened->tokenizer : nullptr;
+    return attn::seq2seqInfoJson(opened->model, tok, spec.toStdString(), opened->loadSeconds);
 }
 
 int seq2seqRunVerb(const QStringList &args)
@@ -123,32 +117,24 @@ int seq2seqRunVerb(const QStringList &args)
     if (!opts.readTensors(npy)) return opts.fail();
 
     progress(chatter, verb, QStringLiteral("opening %1").arg(spec));
-    const auto folder = attn::resolveModelSpec(spec.toStdString());
-    auto model = folder ? attn::T5Model::loadFolder(*folder) : attn::Result<attn::T5Model>(folder.status());
-    if (!model) {
-        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(model.status().message())));
+    auto opened = attn::openSeq2Seq(spec.toStdString());
+    if (!opened) {
+        printError(verb, QStringLiteral("--model %1: %2").arg(spec, QString::fromStdString(opened.status().message())));
         return kExitError;
     }
     // The tokenizer, when the folder has one (ids alone need none).
-    std::optional<attn::Tokenizer> tokenizer;
-    if (auto tok = attn::Tokenizer::fromFolder(*folder)) {
-        if (std::int64_t(tok->vocabSize()) > model->config().vocabSize) {
-            printError(verb, QStringLiteral("--model %1: the tokenizer has %2 tokens but config.json vocab_size is %3")
-                                 .arg(spec).arg(tok->vocabSize()).arg(model->config().vocabSize));
-            return kExitError;
-        }
-        tokenizer = std::move(tok).value();
-    } else if (request.text || request.targetText) {
+    if (!opened->tokenizer && (request.text || request.targetText)) {
         printError(verb, QStringLiteral("--model %1: text needs a tokenizer: %2")
-                             .arg(spec, QString::fromStdString(tok.status().message())));
+                             .arg(spec, QString::fromStdString(opened->tokenizerError)));
         return kExitError;
     }
+    const attn::T5Model *model = &opened->model;
     auto heads = attn::parseSeq2SeqHeads(opts.value("heads").toStdString(), model->config());
     if (!heads) return opts.fail(QStringLiteral("--heads: %1").arg(QString::fromStdString(heads.status().message())));
     request.heads = *heads;
     progress(chatter, verb, request.targetText || request.targetIds ? QStringLiteral("running the teacher-forced pass")
                                                                     : QStringLiteral("generating"));
-    const attn::Tokenizer *tok = tokenizer ? &*tokenizer : nullptr;
+    const attn::Tokenizer *tok = opened->tokenizer ? &*opened->tokenizer : nullptr;
     const auto data = attn::runSeq2Seq(*model, tok, spec.toStdString(), request);
     if (!data) {
         const std::string &m = data.status().message();

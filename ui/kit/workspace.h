@@ -88,6 +88,9 @@ public:
     // switch to one. Work it starts runs on runner(); wait for it to be idle. honoursRunOptions(): whether its
     // runs follow the Subject's mask override and padding (Subject::setRunOptions).
     virtual bool honoursRunOptions() const { return false; }
+    // Whether this workspace opens encoder–decoder models itself (the Subject holds text models only): for a
+    // figure of such a model, the Subject's spec is set with no model, and only such a workspace draws it.
+    virtual bool opensEncoderDecoderModels() const { return false; }
     virtual QStringList viewPrefixes() const { return {}; }
     virtual bool showView(const QString &spec, QString *error);
 

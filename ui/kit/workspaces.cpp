@@ -7,6 +7,7 @@
 #include "workspaces/faithfulness/faithfulnessview.h"
 #include "workspaces/masks/masksview.h"
 #include "workspaces/pipeline/pipelineview.h"
+#include "workspaces/seq2seq/seq2seqview.h"
 
 namespace attnui {
 
@@ -19,6 +20,7 @@ QList<Workspace *> createWorkspaces(Subject *subject)
     list << new EquivarianceView(subject);
     list << new FaithfulnessView(subject);
     list << new CompareView(subject);
+    list << new Seq2SeqView(subject);
     // One line per workspace, in tab order.
     return list;
 }

@@ -46,6 +46,14 @@ QJsonObject Lesson::session() const
             {QStringLiteral("state"), state}};
 }
 
+QJsonObject encoderDecoderLessonState(const QJsonObject &state, const QString &model, const QString &text)
+{
+    QJsonObject out = state;
+    if (!out.contains(QStringLiteral("model")) && !model.isEmpty()) out.insert(QStringLiteral("model"), model);
+    if (!out.contains(QStringLiteral("source")) && !text.isEmpty()) out.insert(QStringLiteral("source"), text);
+    return out;
+}
+
 bool parseLesson(const QByteArray &json, const QString &file, Lesson *lesson, QString *error)
 {
     const auto fail = [&](const QString &field, const QString &why) {

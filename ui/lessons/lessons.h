@@ -15,6 +15,9 @@
 //                                               tst_lessons checks on the lesson's model (bundled lessons must
 //                                               state at least one)
 //
+// A lesson in a workspace that opens its own encoder–decoder models (Encoder–Decoder): "model" and "text" are that
+// workspace's model and source sentence (the Subject, Explore's model and text, stays as it is).
+//
 // The id of a lesson is its file's base name ("scaling" for scaling.json). Bad files are rejected with a message
 // that names the file and the field.
 
@@ -45,6 +48,10 @@ struct Lesson {
     // What MainWindow::openLessonState() takes: model, text, the workspace to show and its state.
     QJsonObject session() const;
 };
+
+// The state a workspace that opens its own encoder–decoder models starts a lesson from: the lesson's state with its
+// model and text as the workspace's "model" and "source" (fields the state sets itself win).
+QJsonObject encoderDecoderLessonState(const QJsonObject &state, const QString &model, const QString &text);
 
 // Parses one lesson; on failure returns false and sets *error to "FILE: FIELD: what is wrong".
 bool parseLesson(const QByteArray &json, const QString &file, Lesson *lesson, QString *error);

@@ -15,6 +15,8 @@
 #include "kit/workspace.h"
 #include "kit/workspaces.h"
 
+#include <attnscope/seq2seqrun.h>
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -26,6 +28,7 @@
 #include <QDropEvent>
 #include <QMimeData>
 #include <QFileDialog>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -89,6 +92,15 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::openModel(const QString &spec)
 {
+    // An encoder–decoder folder is no text model: the workspace that opens such models takes it.
+    if (attn::isSeq2SeqSpec(spec.toStdString()))
+        for (Workspace *w : m_workspaces)
+            if (w->opensEncoderDecoderModels()) {
+                m_tabs->setCurrentWidget(w);
+                QString error;
+                if (!w->restoreSessionState(QJsonObject{{QStringLiteral("model"), spec}}, &error)) w->showNotice(error);
+                return;
+            }
     m_tabs->setCurrentWidget(m_explore);
     m_explore->openModel(spec);
 }

@@ -5,6 +5,7 @@
 // session leaves the window as it was.
 
 #include "shell/mainwindow.h"
+#include "lessons/lessons.h"
 
 #include "session/session.h"
 #include "kit/subject.h"
@@ -132,6 +133,12 @@ bool MainWindow::openLessonState(const QJsonObject &object, QString *error)
     Workspace *w = workspace.isEmpty() ? m_explore : findWorkspace(workspace);
     if (!w) return fail(error, tr("workspace: there is no workspace '%1'").arg(workspace));
     s.currentWorkspace = workspaceKey(w);
+    if (w->opensEncoderDecoderModels()) {
+        // Its own model and source: Explore's model and text stay.
+        s.workspaces.insert(s.currentWorkspace, encoderDecoderLessonState(object.value(QStringLiteral("state")).toObject(),
+                                                                          model, text));
+        return applySession(s, error);
+    }
     if (object.contains(QStringLiteral("state")))
         s.workspaces.insert(s.currentWorkspace, object.value(QStringLiteral("state")).toObject());
     if (!model.isEmpty() && text.isEmpty()) {

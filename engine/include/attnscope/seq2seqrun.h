@@ -24,6 +24,20 @@
 
 namespace attn {
 
+// An encoder–decoder model opened for runs (the CLI's run and info, the GUI's Encoder–Decoder workspace): "sample:NAME",
+// a folder or a hub repo id (resolveModelSpec), the model, and its tokenizer when the folder has one (ids alone need
+// none). Errors name the spec; a tokenizer with more tokens than config.json's vocab_size is one.
+struct OpenedSeq2Seq {
+    T5Model model;
+    std::optional<Tokenizer> tokenizer;
+    std::string folder;
+    std::string tokenizerError;   // why there is no tokenizer; empty when there is one
+    double loadSeconds = 0.0;
+};
+Result<OpenedSeq2Seq> openSeq2Seq(const std::string &spec);
+// Whether `spec` names an encoder–decoder folder (config.json model_type "t5"); false for anything unresolvable.
+bool isSeq2SeqSpec(const std::string &spec);
+
 // Which heads of each kind the document holds (the others are null): enc:L.H, dec:L.H, cross:L.H, a bare L.H for
 // all three, comma-separated; "all" (or nothing) for every head.
 struct Seq2SeqHeads {

@@ -26,6 +26,7 @@ namespace attn {
 struct SampleModelInfo {
     std::string name;     // "induction-gpt2"
     std::string folder;   // absolute path
+    bool encoderDecoder = false;   // model_type "t5" (seq2seq.h): not a TextModel; the Encoder–Decoder workspace's
 };
 
 // Where sample models are looked up, in order: $ATTNSCOPE_SAMPLE_MODELS, <executable dir>/../share/attnscope/

@@ -2,7 +2,8 @@
 # Analysis of captured attention: head statistics, rollout and flow (analysis.h); metric primitives (metrics.h),
 # permutation equivariance (equivariance.h), the faithfulness suite (faithfulness.h) and masks' effects
 # (maskeffects.h); dataset-level statistics (stats.h) and dataset runs (dataset.h); attention variants for
-# teaching (variants.h: scoring functions, RNN-era step, dropout) and approximate attention (approximate.h).
+# teaching (variants.h: scoring functions, RNN-era step, dropout) and approximate attention (approximate.h);
+# word alignment from cross-attention and its error rate (alignment.h).
 target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/headstats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/aggregation.cpp
@@ -20,4 +21,5 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/variants_scoring.cpp
   ${CMAKE_CURRENT_LIST_DIR}/variants_dropout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/variants_approx.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/variants_cost.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/variants_cost.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/alignment.cpp)

@@ -5,10 +5,12 @@
 
 #include <attnscope/dataset.h>
 #include <attnscope/export.h>
+#include <attnscope/textmodel.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -132,6 +134,34 @@ Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, c
         if (comma == text.size()) break;
     }
     return std::optional<Seq2SeqHeads>(out);
+}
+
+Result<OpenedSeq2Seq> openSeq2Seq(const std::string &spec)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto folder = resolveModelSpec(spec);
+    if (!folder) return folder.status();
+    auto model = T5Model::loadFolder(*folder);
+    if (!model) return model.status();
+    OpenedSeq2Seq opened{std::move(model).value(), std::nullopt, *folder, {}, 0.0};
+    if (auto tok = Tokenizer::fromFolder(*folder)) {
+        if (std::int64_t(tok->vocabSize()) > opened.model.config().vocabSize)
+            return Status::invalid(spec + ": the tokenizer has " + std::to_string(tok->vocabSize()) +
+                                   " tokens but config.json vocab_size is " +
+                                   std::to_string(opened.model.config().vocabSize));
+        opened.tokenizer = std::move(tok).value();
+    } else {
+        opened.tokenizerError = tok.status().message();
+    }
+    opened.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return opened;
+}
+
+bool isSeq2SeqSpec(const std::string &spec)
+{
+    if (spec.empty()) return false;
+    auto folder = resolveModelSpec(spec);
+    return folder && isT5Folder(*folder);
 }
 
 Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <attnscope/textmodel.h>
 
+#include <attnscope/seq2seq.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -32,7 +34,8 @@ std::vector<SampleModelInfo> listSampleModels()
             if (!entry.is_directory() || !fs::exists(entry.path() / "config.json")) continue;
             const std::string name = entry.path().filename().string();
             if (std::none_of(found.begin(), found.end(), [&](const auto &s) { return s.name == name; }))
-                found.push_back({name, fs::absolute(entry.path()).lexically_normal().string()});
+                found.push_back({name, fs::absolute(entry.path()).lexically_normal().string(),
+                                 isT5Folder(entry.path().string())});
         }
     }
     std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.name < b.name; });

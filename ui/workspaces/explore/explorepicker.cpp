@@ -64,7 +64,9 @@ QString ExploreView::defaultModelSpec()
     const std::vector<attn::SampleModelInfo> samples = attn::listSampleModels();
     for (const attn::SampleModelInfo &s : samples)
         if (s.name == "induction-gpt2") return QStringLiteral("sample:induction-gpt2");
-    return samples.empty() ? QString() : QStringLiteral("sample:") + QString::fromStdString(samples.front().name);
+    for (const attn::SampleModelInfo &s : samples)
+        if (!s.encoderDecoder) return QStringLiteral("sample:") + QString::fromStdString(s.name);
+    return {};
 }
 
 QStringList ExploreView::recentModels()
@@ -165,6 +167,7 @@ void ExploreView::rebuildModelPicker()
     const QSignalBlocker block(m_modelCombo);
     m_modelCombo->clear();
     for (const attn::SampleModelInfo &s : attn::listSampleModels()) {
+        if (s.encoderDecoder) continue;   // the Encoder–Decoder workspace's
         const QString spec = QStringLiteral("sample:") + QString::fromStdString(s.name);
         m_modelCombo->addItem(tr("Sample: %1").arg(QString::fromStdString(s.name)), spec);
         m_modelCombo->setItemData(m_modelCombo->count() - 1, QString::fromStdString(s.folder), Qt::ToolTipRole);

@@ -6,6 +6,7 @@
 
 #include "workspaces/explore/experiment.h"
 
+#include "kit/examples.h"
 #include "kit/subject.h"
 
 #include <attnscope/attention.h>
@@ -41,9 +42,6 @@ struct ModelSnapshot : ExploreSnapshot {
     QString textPair;                // the pair that ran, empty: none
     std::vector<std::int64_t> tokenTypeIds;   // [L] what the model got (empty: none)
 };
-
-// examples.json in a model folder: [{"text": ..., "what_to_look_for": ...}, ...]. Missing file: empty lists.
-void readExamples(const QString &folder, QStringList *texts, QStringList *hints);
 
 // About a model: "gpt2 · 2 layers × 4 heads · causal LM · 1024 positions", then, on a second line,
 // describeAttention(): what the model's attention has of its own — family, grouped-query heads, head_dim, RoPE
