@@ -89,6 +89,7 @@ private slots:
     void multiHeadStep();
     void toyByHand();
     void toySession();
+    void toyDragAndTypedQkv();
     void clickerKeysStepWhereverTheFocusIs();
     void stageLabelsFollowTheTheme();
     void tablesAndHeatmaps();
@@ -439,6 +440,82 @@ void TestPipeline::toySession()
     QVERIFY(!g.view->restoreSessionState(bad, &error));
     QVERIFY2(error.contains(QStringLiteral("w_q")), qPrintable(error));
     QCOMPARE(g.view->sessionState(), state);
+}
+
+// The toy by mouse and with Q, K, V typed directly: a drag right over a cell of X adds kDragStep per kDragPixels
+// (and Q follows as X·W_Q); typing into Q makes Q, K, V the head's own, worked out by hand; editing X computes them
+// from X again; sessions keep the typed Q, K, V.
+void TestPipeline::toyDragAndTypedQkv()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he"));
+    f.run(PipelineSettings{});
+    f.view->show();
+    ToyHead t;
+    t.n = 2, t.dModel = 2, t.dHead = 1;
+    t.x = {1, 0,
+           0, 2};
+    t.wq = {1, 1};   // q = x0 + x1
+    t.wk = {2, 0};   // k = 2·x0
+    t.wv = {0, 1};   // v = x1
+    f.view->setToy(t);
+    QTRY_VERIFY_WITH_TIMEOUT(f.view->snapshot() && f.view->snapshot()->toy && f.view->snapshot()->q == (std::vector<double>{1, 2}), 5000);
+    ToyEditor *editor = f.view->controls()->toyEditor();
+    QTableWidget *table = editor->table();
+    editor->matrixBox()->setCurrentIndex(ToyEditor::X);
+    QVERIFY(QTest::qWaitForWindowExposed(table->window()));
+    // Drag X[0][0] (1) five steps to the right: 1.5; q0 = 1.5 + 0 = 1.5.
+    const QPoint cell = table->visualItemRect(table->item(0, 0)).center();
+    QTest::mousePress(table->viewport(), Qt::LeftButton, {}, cell);
+    QMouseEvent move(QEvent::MouseMove, QPointF(cell + QPoint(5 * ToyEditor::kDragPixels, 0)),
+                     table->viewport()->mapToGlobal(QPointF(cell + QPoint(5 * ToyEditor::kDragPixels, 0))), Qt::NoButton,
+                     Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(table->viewport(), &move);
+    QTest::mouseRelease(table->viewport(), Qt::LeftButton, {}, cell + QPoint(5 * ToyEditor::kDragPixels, 0));
+    QCOMPARE(editor->toy().x[0], 1.5);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("1.5"));
+    QTRY_VERIFY_WITH_TIMEOUT(f.view->snapshot()->q == (std::vector<double>{1.5, 2}), 5000);
+    QVERIFY(!f.view->snapshot()->toyDirect);
+
+    // Q shown as X·W_Q until a number is typed into it; then Q, K, V are typed: q = (3, 2), k = (2·1.5, 0) = (3, 0).
+    editor->matrixBox()->setCurrentIndex(ToyEditor::Q);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("1.5"));
+    QVERIFY(editor->noteText().contains(QStringLiteral("X · W")));
+    table->item(0, 0)->setText(QStringLiteral("3"));
+    QVERIFY(editor->toy().direct);
+    QTRY_VERIFY_WITH_TIMEOUT(f.view->snapshot()->toyDirect, 5000);
+    auto s = f.view->snapshot();
+    QCOMPARE(s->q, (std::vector<double>{3, 2}));
+    QCOMPARE(s->k, (std::vector<double>{3, 0}));
+    QCOMPARE(s->v, (std::vector<double>{0, 2}));
+    QCOMPARE(s->stages.dot, (std::vector<double>{9, 0, 6, 0}));   // S_ij = q_i k_j
+    // P_00 = e⁹/(e⁹ + 1) (d_k = 1: no scaling); Y_0 = 2·P_01.
+    const double p00 = std::exp(9.0) / (std::exp(9.0) + 1);
+    QVERIFY(std::abs(s->stages.weights[0] - p00) < 1e-12);
+    QVERIFY(std::abs(s->stages.output[0] - 2 * (1 - p00)) < 1e-12);
+    QVERIFY(s->maxErrWeights < 1e-6 && s->maxErrHeadOutputs < 1e-6);
+    QVERIFY(editor->noteText().contains(QStringLiteral("typed directly")));
+
+    // Sessions keep the typed Q, K, V; a state with only some of them is refused, naming them.
+    const QJsonObject state = f.view->sessionState();
+    QVERIFY(state.value(QStringLiteral("toy")).toObject().contains(QStringLiteral("q")));
+    Fixture g(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he"));
+    QString error;
+    QVERIFY2(g.view->restoreSessionState(state, &error), qPrintable(error));
+    QCOMPARE(g.view->controls()->toyEditor()->toy(), editor->toy());
+    QCOMPARE(g.view->sessionState(), state);
+    QJsonObject bad = state, badToy = state.value(QStringLiteral("toy")).toObject();
+    badToy.remove(QStringLiteral("k"));
+    bad.insert(QStringLiteral("toy"), badToy);
+    QVERIFY(!g.view->restoreSessionState(bad, &error));
+    QVERIFY2(error.startsWith(QStringLiteral("toy: q, k, v")), qPrintable(error));
+
+    // Editing X again: Q, K, V are computed from X and the W's once more.
+    editor->matrixBox()->setCurrentIndex(ToyEditor::X);
+    table->item(1, 1)->setText(QStringLiteral("1"));
+    QVERIFY(!editor->toy().direct);
+    QTRY_VERIFY_WITH_TIMEOUT(!f.view->snapshot()->toyDirect, 5000);
+    QCOMPARE(f.view->snapshot()->q, (std::vector<double>{1.5, 1}));
+    QVERIFY(!f.view->sessionState().value(QStringLiteral("toy")).toObject().contains(QStringLiteral("q")));
 }
 
 // The luma (Rec. 601) of the pixel of `image` farthest from `background`'s: the label's text.

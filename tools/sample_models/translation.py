@@ -270,7 +270,8 @@ def summary(ev: dict) -> dict:
 EXAMPLES = [
     ("the big dog saw a red cat",
      "Cross-attention, last decoder layer: 'hund' looks at 'dog' and 'gros' back at 'big' (adjectives follow "
-     "their noun); 'ha' and 'vido' both look at 'saw', which moved to the end (one word, two target words)."),
+     "their noun); 'vido' looks at 'saw', which moved to the end. 'ha', the auxiliary that always follows the "
+     "object, needs no source word, and its row looks elsewhere."),
     ("a girl found the old fish in the garden",
      "The place phrase stays last: 'en le jardin' looks at 'in the garden' after the verb's two words."),
     ("the man liked a green tree",

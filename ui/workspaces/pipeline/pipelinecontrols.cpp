@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QSlider>
@@ -109,8 +110,8 @@ ToyEditor::ToyEditor(QWidget *parent) : QGroupBox(tr("Toy: type your own numbers
 {
     setCheckable(true);
     setChecked(false);
-    setToolTip(tr("Checked: the stages show a head whose X, W_Q, W_K and W_V you type (up to %1 tokens and %1 "
-                  "dimensions) instead of the model's head").arg(kToyMax));
+    setToolTip(tr("Checked: the stages show a head whose X, W_Q, W_K and W_V — or Q, K and V — you type (up to %1 "
+                  "tokens and %1 dimensions) instead of the model's head").arg(kToyMax));
     auto *form = new QFormLayout(this);
     auto *sizes = new QHBoxLayout;
     const auto spin = [&](const QString &prefix, int value) {
@@ -130,10 +131,18 @@ ToyEditor::ToyEditor(QWidget *parent) : QGroupBox(tr("Toy: type your own numbers
     m_matrix->addItem(tr("W_Q  (d_model × d_k)"));
     m_matrix->addItem(tr("W_K  (d_model × d_k)"));
     m_matrix->addItem(tr("W_V  (d_model × d_k)"));
+    m_matrix->addItem(tr("Q  (n × d_k), typed directly"));
+    m_matrix->addItem(tr("K  (n × d_k), typed directly"));
+    m_matrix->addItem(tr("V  (n × d_k), typed directly"));
     form->addRow(tr("Edit"), m_matrix);
     m_table = new QTableWidget;
-    m_table->setToolTip(tr("Type a number into a cell; every stage follows"));
+    m_table->setToolTip(tr("Type a number into a cell, or drag a cell left or right (%1 per %2 pixels, with Shift "
+                           "%3); every stage follows").arg(kDragStep).arg(kDragPixels).arg(10 * kDragStep));
+    m_table->viewport()->installEventFilter(this);
     form->addRow(m_table);
+    m_note = new QLabel;
+    m_note->setWordWrap(true);
+    form->addRow(m_note);
     for (QSpinBox *b : {m_n, m_d, m_dk})
         connect(b, &QSpinBox::valueChanged, this, [this] {
             m_toy.resize(m_n->value(), m_d->value(), m_dk->value());
@@ -144,25 +153,106 @@ ToyEditor::ToyEditor(QWidget *parent) : QGroupBox(tr("Toy: type your own numbers
     connect(this, &QGroupBox::toggled, this, &ToyEditor::showContents);
     showContents(false);
     connect(m_table, &QTableWidget::cellChanged, this, [this](int row, int col) {
-        std::vector<double> *m = current();
-        const int cols = m_table->columnCount();
         bool ok = false;
         const double value = m_table->item(row, col)->text().trimmed().replace(QLatin1Char(','), QLatin1Char('.')).toDouble(&ok);
-        const std::size_t k = std::size_t(row * cols + col);
-        if (!ok || !std::isfinite(value) || std::abs(value) > 1e6 || k >= m->size()) {
+        if (!ok) {
             fillTable();   // not a number: the cell shows its old value again
             return;
         }
-        (*m)[k] = value;
-        emit edited();
+        setValue(row, col, value);
     });
     fillTable();
+}
+
+void ToyEditor::setValue(int row, int col, double value)
+{
+    const Matrix which = matrix();
+    const bool qkv = which == Q || which == K || which == V;
+    const int cols = m_table->columnCount();
+    const std::size_t i = std::size_t(row * cols + col);
+    if (!std::isfinite(value) || std::abs(value) > 1e6 || i >= shown().size()) {
+        fillTable();
+        return;
+    }
+    // The last matrix typed into decides: Q, K, V typed directly, or computed from X and the W's.
+    m_toy.setDirect(qkv);
+    std::vector<double> *m = nullptr;
+    switch (which) {
+    case X: m = &m_toy.x; break;
+    case WQ: m = &m_toy.wq; break;
+    case WK: m = &m_toy.wk; break;
+    case WV: m = &m_toy.wv; break;
+    case Q: m = &m_toy.q; break;
+    case K: m = &m_toy.k; break;
+    case V: m = &m_toy.v; break;
+    }
+    (*m)[i] = value;
+    fillTable();
+    emit edited();
+}
+
+ToyEditor::Matrix ToyEditor::matrix() const { return Matrix(m_matrix->currentIndex()); }
+
+std::vector<double> ToyEditor::shown() const
+{
+    switch (matrix()) {
+    case X: return m_toy.x;
+    case WQ: return m_toy.wq;
+    case WK: return m_toy.wk;
+    case WV: return m_toy.wv;
+    case Q: return m_toy.queries();
+    case K: return m_toy.keys();
+    case V: break;
+    }
+    return m_toy.values();
+}
+
+QString ToyEditor::noteText() const { return m_note->isVisibleTo(this) ? m_note->text() : QString(); }
+
+bool ToyEditor::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched != m_table->viewport()) return QGroupBox::eventFilter(watched, event);
+    switch (event->type()) {
+    case QEvent::MouseButtonPress: {
+        auto *e = static_cast<QMouseEvent *>(event);
+        const QModelIndex index = m_table->indexAt(e->position().toPoint());
+        m_drag = {};
+        if (e->button() == Qt::LeftButton && index.isValid()) {
+            const std::vector<double> values = shown();
+            const std::size_t i = std::size_t(index.row() * m_table->columnCount() + index.column());
+            if (i < values.size()) m_drag = {index.row(), index.column(), e->position().toPoint().x(), values[i], false};
+        }
+        return false;   // selection and editing as usual
+    }
+    case QEvent::MouseMove: {
+        auto *e = static_cast<QMouseEvent *>(event);
+        if (m_drag.row < 0 || !(e->buttons() & Qt::LeftButton)) return false;
+        const int dx = e->position().toPoint().x() - m_drag.startX;
+        if (!m_drag.moving && std::abs(dx) < kDragPixels / 2) return false;
+        m_drag.moving = true;
+        const double step = (e->modifiers() & Qt::ShiftModifier) ? 10 * kDragStep : kDragStep;
+        // Whole steps from where the drag started, rounded to the step so that 0.1 + 0.2 reads 0.3.
+        const double value = std::round((m_drag.startValue + std::round(double(dx) / kDragPixels) * step) / step) * step;
+        const std::vector<double> values = shown();
+        const std::size_t i = std::size_t(m_drag.row * m_table->columnCount() + m_drag.col);
+        if (i < values.size() && value != values[i]) setValue(m_drag.row, m_drag.col, value);
+        return true;
+    }
+    case QEvent::MouseButtonRelease: {
+        const bool moved = m_drag.moving;
+        m_drag = {};
+        return moved;   // a drag is not also a click
+    }
+    default: break;
+    }
+    return false;
 }
 
 void ToyEditor::showContents(bool on)
 {
     // Unchecked, only the title line: the side panel keeps its room for the model's head.
     for (QWidget *w : findChildren<QWidget *>(Qt::FindDirectChildrenOnly)) w->setVisible(on);
+    if (on) fillTable();   // the note's visibility
 }
 
 void ToyEditor::setActive(bool on)
@@ -182,38 +272,43 @@ void ToyEditor::setToy(const ToyHead &toy)
     fillTable();
 }
 
-std::vector<double> *ToyEditor::current()
-{
-    switch (m_matrix->currentIndex()) {
-    case 1: return &m_toy.wq;
-    case 2: return &m_toy.wk;
-    case 3: return &m_toy.wv;
-    default: return &m_toy.x;
-    }
-}
-
 void ToyEditor::fillTable()
 {
     const QSignalBlocker block(m_table);
-    const bool isX = m_matrix->currentIndex() == 0;
-    const int rows = isX ? m_toy.n : m_toy.dModel, cols = isX ? m_toy.dModel : m_toy.dHead;
-    const std::vector<double> &m = *current();
+    const Matrix which = matrix();
+    const bool perToken = which == X || which == Q || which == K || which == V;
+    const int rows = perToken ? m_toy.n : m_toy.dModel, cols = which == X ? m_toy.dModel : m_toy.dHead;
+    const std::vector<double> m = shown();
     m_table->setRowCount(rows);
     m_table->setColumnCount(cols);
     QStringList rowLabels;
-    for (int r = 0; r < rows; ++r) rowLabels << (isX ? QStringLiteral("t%1").arg(r) : QString::number(r));
+    for (int r = 0; r < rows; ++r) rowLabels << (perToken ? QStringLiteral("t%1").arg(r) : QString::number(r));
     m_table->setVerticalHeaderLabels(rowLabels);
     QStringList colLabels;   // counted from 0, like every index in AttnScope
     for (int c = 0; c < cols; ++c) colLabels << QString::number(c);
     m_table->setHorizontalHeaderLabels(colLabels);
+    // X and the W's are kept while Q, K, V are typed, but do not count: shown greyed.
+    const bool unused = m_toy.direct && !(which == Q || which == K || which == V);
     for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            m_table->setItem(r, c, new QTableWidgetItem(QString::number(m[std::size_t(r * cols + c)], 'g', 6)));
+        for (int c = 0; c < cols; ++c) {
+            auto *item = new QTableWidgetItem(QString::number(m[std::size_t(r * cols + c)], 'g', 6));
+            if (unused) item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+            m_table->setItem(r, c, item);
+        }
     m_table->resizeColumnsToContents();
     // As tall as its rows (at most kToyMax), no empty space under them.
     int height = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth() + 2;
     for (int r = 0; r < rows; ++r) height += m_table->rowHeight(r);
     m_table->setFixedHeight(height);
+    if (m_toy.direct)
+        m_note->setText(unused ? tr("Q, K and V are typed directly, so X and the W's are not used now; a number typed "
+                                    "here computes Q, K and V from them again.")
+                               : tr("Q, K and V are typed directly (X and the W's are not used)."));
+    else if (which == Q || which == K || which == V)
+        m_note->setText(tr("Computed as X · W; type or drag a number to set Q, K and V yourself."));
+    else
+        m_note->clear();
+    m_note->setVisible(isChecked() && !m_note->text().isEmpty());
 }
 
 PipelineControls::PipelineControls(QWidget *parent) : QWidget(parent)

@@ -37,23 +37,36 @@ private:
     double m_dotStd = 0.0;
 };
 
-// The toy's numbers: n, d_model and d_k (1 … kToyMax), and one editable table for X, W_Q, W_K or W_V. A
+// The toy's numbers: n, d_model and d_k (1 … kToyMax), and one editable table for X, W_Q, W_K, W_V — or Q, K, V
+// themselves: a number typed into Q, K or V makes them typed (ToyHead::direct) until one of X or the W's is edited
+// again. A cell takes a typed number, or a drag left or right (kDragStep per kDragPixels, ×10 with Shift). A
 // checkable group: checked, the Pipeline shows the toy instead of the model's head.
 class ToyEditor : public QGroupBox {
     Q_OBJECT
 public:
+    enum Matrix { X, WQ, WK, WV, Q, K, V };   // the Edit box's items, in order
+    static constexpr int kDragPixels = 8;
+    static constexpr double kDragStep = 0.1;
+
     explicit ToyEditor(QWidget *parent = nullptr);
     ToyHead toy() const { return m_toy; }
     void setToy(const ToyHead &toy);           // emits nothing
     void setActive(bool on);                   // checked or not, emits nothing
     QTableWidget *table() const { return m_table; }
     QComboBox *matrixBox() const { return m_matrix; }
+    QString noteText() const;                  // what the note under the table says (empty: hidden)
 
 signals:
     void edited();                             // a number or a size changed
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
-    std::vector<double> *current();
+    Matrix matrix() const;
+    // The numbers the table shows: a matrix of the toy, or (Q, K, V not typed) X·W computed for display.
+    std::vector<double> shown() const;
+    void setValue(int row, int col, double value);   // the one way a number changes
     void showContents(bool on);
     void fillTable();
 
@@ -61,6 +74,13 @@ private:
     QSpinBox *m_n = nullptr, *m_d = nullptr, *m_dk = nullptr;
     QComboBox *m_matrix = nullptr;
     QTableWidget *m_table = nullptr;
+    QLabel *m_note = nullptr;
+    struct Drag {
+        int row = -1, col = -1;
+        int startX = 0;
+        double startValue = 0.0;
+        bool moving = false;
+    } m_drag;
 };
 
 class PipelineControls : public QWidget {

@@ -392,7 +392,38 @@ void ToyHead::resize(int newN, int newD, int newDk)
     wq = remap(wq, dModel, dHead, newD, newDk);
     wk = remap(wk, dModel, dHead, newD, newDk);
     wv = remap(wv, dModel, dHead, newD, newDk);
+    if (direct) {
+        q = remap(q, n, dHead, newN, newDk);
+        k = remap(k, n, dHead, newN, newDk);
+        v = remap(v, n, dHead, newN, newDk);
+    }
     n = newN, dModel = newD, dHead = newDk;
+}
+
+std::vector<double> ToyHead::project(const std::vector<double> &w) const
+{
+    const std::size_t N = std::size_t(n), DM = std::size_t(dModel), D = std::size_t(dHead);
+    std::vector<double> out(N * D, 0.0);
+    if (x.size() != N * DM || w.size() != DM * D) return out;
+    for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t r = 0; r < DM; ++r)
+            for (std::size_t c = 0; c < D; ++c) out[i * D + c] += x[i * DM + r] * w[r * D + c];
+    return out;
+}
+
+void ToyHead::setDirect(bool on)
+{
+    if (on == direct) return;
+    if (on) {
+        q = project(wq);
+        k = project(wk);
+        v = project(wv);
+    } else {
+        q.clear();
+        k.clear();
+        v.clear();
+    }
+    direct = on;
 }
 
 attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &t, const PipelineSettings &st)
@@ -403,6 +434,8 @@ attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &t, const P
     const std::size_t N = std::size_t(t.n), DM = std::size_t(t.dModel), D = std::size_t(t.dHead);
     if (t.x.size() != N * DM || t.wq.size() != DM * D || t.wk.size() != DM * D || t.wv.size() != DM * D)
         return Status::invalid("toy: the matrices do not have the sizes n, d_model and d_k say");
+    if (t.direct && (t.q.size() != N * D || t.k.size() != N * D || t.v.size() != N * D))
+        return Status::invalid("toy: Q, K and V typed directly must be n × d_k");
     auto snap = std::make_shared<PipelineSnapshot>();
     snap->toy = true;
     snap->settings = st;
@@ -416,16 +449,10 @@ attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &t, const P
     snap->positionalName = tr("none");
     snap->backend = "fp64 (here) + reference";
     snap->x = t.x;
-    const auto project = [&](const std::vector<double> &w) {
-        std::vector<double> out(N * D, 0.0);
-        for (std::size_t i = 0; i < N; ++i)
-            for (std::size_t r = 0; r < DM; ++r)
-                for (std::size_t c = 0; c < D; ++c) out[i * D + c] += t.x[i * DM + r] * w[r * D + c];
-        return out;
-    };
-    snap->q = project(t.wq);
-    snap->k = project(t.wk);
-    snap->v = project(t.wv);
+    snap->toyDirect = t.direct;
+    snap->q = t.queries();
+    snap->k = t.keys();
+    snap->v = t.values();
     attn::MaskSpec mask;
     switch (st.mask) {
     case PipelineSettings::Mask::Model:

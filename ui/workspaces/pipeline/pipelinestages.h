@@ -96,16 +96,28 @@ struct PipelineSnapshot : Snapshot {
     double maxErrScores = 0.0;    // |fp64 scaled + M − engine's captured scores|, over allowed cells
     bool scoresMaskAgree = true;  // the same cells are −inf in both
     bool toy = false;             // the student's own numbers (runToyPipeline), not a model's
+    bool toyDirect = false;       // the toy's Q, K, V were typed, not computed from X
 };
 
 // The toy: one head whose numbers the student types, X [n, d_model] and W_Q, W_K, W_V [d_model, d_k] with n,
-// d_model, d_k in 1 … kToyMax. Its "model's own" mask is bidirectional; it has no positions and no W_O.
+// d_model, d_k in 1 … kToyMax — or Q, K, V [n, d_k] typed directly (`direct`), X and the W's then kept but unused.
+// Its "model's own" mask is bidirectional; it has no positions and no W_O.
 constexpr int kToyMax = 8;
 struct ToyHead {
     int n = 3, dModel = 3, dHead = 2;
     std::vector<double> x, wq, wk, wv;
+    bool direct = false;
+    std::vector<double> q, k, v;                   // direct: [n, d_k] each; else empty
     static ToyHead example();                      // 3 tokens, d_model 3, d_k 2, small integers
     void resize(int n, int dModel, int dHead);     // keeps the entries that remain, new ones are 0
+    std::vector<double> project(const std::vector<double> &w) const;   // X · w [n, d_k]
+    // Q, K, V as the stages use them: typed (direct) or X·W.
+    std::vector<double> queries() const { return direct ? q : project(wq); }
+    std::vector<double> keys() const { return direct ? k : project(wk); }
+    std::vector<double> values() const { return direct ? v : project(wv); }
+    // Typing Q, K, V from now on, starting from X·W_Q, X·W_K, X·W_V (nothing changes until a number does); and
+    // back to computing them from X and the W's.
+    void setDirect(bool on);
     bool operator==(const ToyHead &) const = default;
 };
 // Every stage of the toy in fp64, and the check: the same Q, K, V through the engine's attention().

@@ -269,8 +269,9 @@ QString PipelineView::guide() const
               "<p>Step with ← / → or PageUp / PageDown (a presentation clicker sends these) or the buttons; ▶ Play (or "
               "Space) walks through the stages on its own, slow, normal or fast, for a lecture. The last stage, "
               "⊕ · W_O, puts every head of the layer side by side and projects them with W_O. Tick <i>Toy</i> on the "
-              "right to type your own X, W_Q, W_K and W_V (up to 8 tokens and 8 dimensions) and watch every stage "
-              "follow. The controls on the right switch the scaling off, change the softmax temperature, the mask or the positions, and every "
+              "right to type your own X, W_Q, W_K and W_V (up to 8 tokens and 8 dimensions) — or Q, K and V directly "
+              "— and watch every stage follow; drag a number left or right to change it gradually (Shift: ten times "
+              "faster). The controls on the right switch the scaling off, change the softmax temperature, the mask or the positions, and every "
               "later stage follows.</p>"
               "<p>Try: untick the √d_k scaling on a head with large scores and watch the softmax become sharper.</p>");
 }
@@ -517,8 +518,9 @@ void PipelineView::showStage()
         return MatrixSpec{std::move(title), std::move(value), s->n, cols, share(v), {}, tok, std::move(colLabels), kind,
                           perDimension ? tr("token") : tr("query"), perDimension ? tr("dimension") : tr("key")};
     };
-    const MatrixSpec X = mat(tr("X  (n × d_model = %1 × %2)").arg(s->n).arg(s->dModel), tr("x"), s->x, s->dModel,
-                             columnLabels(s->dModel));
+    const MatrixSpec X = mat(s->toyDirect ? tr("X  (not used: Q, K and V are typed directly)")
+                                          : tr("X  (n × d_model = %1 × %2)").arg(s->n).arg(s->dModel),
+                             tr("x"), s->x, s->dModel, columnLabels(s->dModel));
     const MatrixSpec Q = mat(tr("Q  (queries, n × d_k)"), tr("q"), s->q, s->dHead, dk);
     const MatrixSpec Kk = mat(tr("K  (keys, n × d_k)"), tr("k"), s->k, s->dHead, dk);
     const MatrixSpec V = mat(tr("V  (values, n × d_k)"), tr("v"), s->v, s->dHead, dk);
@@ -633,10 +635,16 @@ QJsonObject PipelineView::sessionState() const
     QJsonObject state = baseSessionState();
     if (isToy()) {
         const ToyHead t = m_controls->toyEditor()->toy();
-        state.insert(QStringLiteral("toy"), QJsonObject{{QStringLiteral("n"), t.n}, {QStringLiteral("d_model"), t.dModel},
-                                                        {QStringLiteral("d_k"), t.dHead}, {QStringLiteral("x"), toJson(t.x)},
-                                                        {QStringLiteral("w_q"), toJson(t.wq)}, {QStringLiteral("w_k"), toJson(t.wk)},
-                                                        {QStringLiteral("w_v"), toJson(t.wv)}});
+        QJsonObject toy{{QStringLiteral("n"), t.n}, {QStringLiteral("d_model"), t.dModel},
+                        {QStringLiteral("d_k"), t.dHead}, {QStringLiteral("x"), toJson(t.x)},
+                        {QStringLiteral("w_q"), toJson(t.wq)}, {QStringLiteral("w_k"), toJson(t.wk)},
+                        {QStringLiteral("w_v"), toJson(t.wv)}};
+        if (t.direct) {   // Q, K, V typed: they are the head's, X and the W's are kept for going back
+            toy.insert(QStringLiteral("q"), toJson(t.q));
+            toy.insert(QStringLiteral("k"), toJson(t.k));
+            toy.insert(QStringLiteral("v"), toJson(t.v));
+        }
+        state.insert(QStringLiteral("toy"), toy);
     }
     return state;
 }
@@ -681,7 +689,8 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
     in.choice(QStringLiteral("positional"), {QStringLiteral("model"), QStringLiteral("none")}, name);
     if (!name.isNull())
         s.positional = name == QLatin1String("none") ? PipelineSettings::Positional::None : PipelineSettings::Positional::Model;
-    // "toy": {n, d_model, d_k, x, w_q, w_k, w_v}, the matrices row-major; absent: the model's head.
+    // "toy": {n, d_model, d_k, x, w_q, w_k, w_v[, q, k, v]}, the matrices row-major; q, k and v (all three, n × d_k)
+    // when they were typed directly; absent: the model's head.
     std::optional<ToyHead> toy;
     if (state.contains(QStringLiteral("toy"))) {
         const QJsonObject t = state.value(QStringLiteral("toy")).toObject();
@@ -689,7 +698,8 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
         QString why;
         if (!state.value(QStringLiteral("toy")).isObject()) why = tr("expected an object");
         StateReader fields(t, {QStringLiteral("n"), QStringLiteral("d_model"), QStringLiteral("d_k"), QStringLiteral("x"),
-                            QStringLiteral("w_q"), QStringLiteral("w_k"), QStringLiteral("w_v")});
+                            QStringLiteral("w_q"), QStringLiteral("w_k"), QStringLiteral("w_v"), QStringLiteral("q"),
+                            QStringLiteral("k"), QStringLiteral("v")});
         fields.integer(QStringLiteral("n"), 1, kToyMax, h.n).integer(QStringLiteral("d_model"), 1, kToyMax, h.dModel)
             .integer(QStringLiteral("d_k"), 1, kToyMax, h.dHead);
         if (why.isEmpty()) fields.ok(&why);
@@ -713,6 +723,15 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
         matrix("w_q", D * K, h.wq);
         matrix("w_k", D * K, h.wk);
         matrix("w_v", D * K, h.wv);
+        const int typed = int(t.contains(QStringLiteral("q"))) + int(t.contains(QStringLiteral("k"))) +
+                          int(t.contains(QStringLiteral("v")));
+        if (why.isEmpty() && typed != 0 && typed != 3) why = tr("q, k, v: give all three (typed directly) or none");
+        if (typed == 3) {
+            h.direct = true;
+            matrix("q", N * K, h.q);
+            matrix("k", N * K, h.k);
+            matrix("v", N * K, h.v);
+        }
         if (!why.isEmpty()) in.fail(QStringLiteral("toy"), why);
         else toy = h;
     }

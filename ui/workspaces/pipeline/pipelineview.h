@@ -48,7 +48,7 @@ public:
 
     // layer, head (from 0), stage (input, qkv, dot, scale, mask, softmax, output, heads), scale, temperature,
     // mask (model, bidirectional, causal, window), window, positional (model, none), and with the toy on, toy:
-    // {n, d_model, d_k (1 … 8), x, w_q, w_k, w_v: the matrices row-major}.
+    // {n, d_model, d_k (1 … 8), x, w_q, w_k, w_v: the matrices row-major; q, k, v [n × d_k] when typed directly}.
     QJsonObject sessionState() const override;
     bool restoreSessionState(const QJsonObject &state, QString *error) override;
     QStringList viewPrefixes() const override { return {QStringLiteral("pipeline")}; }
