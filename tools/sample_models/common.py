@@ -127,6 +127,31 @@ def word_ids_for(tok, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Training
+# ---------------------------------------------------------------------------------------------------------------
+
+def adamw_on_matrices(model, cfg: dict, betas=(0.9, 0.98)):
+    """AdamW at cfg["lr"] with weight decay cfg["weight_decay"] on matrices (2-D and up) only."""
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]},
+                              {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"], betas=betas)
+
+
+def warmup_cosine(cfg: dict, floor: float = 0.05):
+    """lr(step): linear warm-up over cfg["warmup"] steps to cfg["lr"], then a cosine down to floor * lr at
+    cfg["steps"]."""
+    import math
+
+    def lr_at(step):
+        if step < cfg["warmup"]:
+            return cfg["lr"] * (step + 1) / cfg["warmup"]
+        p = (step - cfg["warmup"]) / max(1, cfg["steps"] - cfg["warmup"])
+        return cfg["lr"] * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * p)))
+    return lr_at
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Output helpers
 # ---------------------------------------------------------------------------------------------------------------
 

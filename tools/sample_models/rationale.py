@@ -276,17 +276,10 @@ def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> d
     )
     torch.manual_seed(TORCH_SEED)
     model = BertForSequenceClassification(config)
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"])
+    opt = common.adamw_on_matrices(model, cfg, betas=(0.9, 0.999))   # torch's default betas
     rng = np.random.default_rng(TRAIN_SEED + 1)   # batch order and token deletions
 
-    def lr_at(step):
-        if step < cfg["warmup"]:
-            return cfg["lr"] * (step + 1) / cfg["warmup"]
-        p = (step - cfg["warmup"]) / max(1, cfg["steps"] - cfg["warmup"])
-        return cfg["lr"] * 0.5 * (1 + math.cos(math.pi * p))
+    lr_at = common.warmup_cosine(cfg, floor=0.0)
 
     model.train()
     t0 = time.time()

@@ -5,7 +5,6 @@ layer, each value attends to the key just before it (a window of 3 keys is enoug
 key attends to the value that followed its earlier occurrence and copies it (a retrieval head)."""
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 
@@ -98,17 +97,10 @@ def train(out_dir: Path, threads: int, steps: int | None = None, log=print) -> d
     torch.manual_seed(TORCH_SEED)
     model = Qwen2ForCausalLM(config)
     assert model.config.layer_types == LAYER_TYPES, model.config.layer_types
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"], betas=(0.9, 0.98))
+    opt = common.adamw_on_matrices(model, cfg)
     rng = np.random.default_rng(DATA_SEED)
 
-    def lr_at(step):
-        if step < cfg["warmup"]:
-            return cfg["lr"] * (step + 1) / cfg["warmup"]
-        p = (step - cfg["warmup"]) / max(1, cfg["steps"] - cfg["warmup"])
-        return cfg["lr"] * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * p)))
+    lr_at = common.warmup_cosine(cfg)
 
     model.train()
     t0 = time.time()
