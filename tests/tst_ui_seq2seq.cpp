@@ -14,6 +14,7 @@
 #include <attnscope/seq2seqrun.h>
 
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <cmath>
@@ -142,6 +143,13 @@ void TestUiSeq2Seq::alignmentLinesAreTheWeights()
     QCOMPARE(int(lines.size()), expected);
     for (const AlignmentView::Line &l : lines) QCOMPARE(float(l.weight), w[std::size_t(l.row * S + l.col)]);
     for (std::size_t i = 1; i < lines.size(); ++i) QVERIFY(lines[i - 1].weight <= lines[i].weight);   // weakest first
+    // The mouse over a target word hovers it (once: moving within it says nothing new).
+    QSignalSpy hovered(a, &AlignmentView::tokenHovered);
+    QTest::mouseMove(a, a->tokenRect(AlignmentView::Side::Target, 2).center());
+    QTest::mouseMove(a, a->tokenRect(AlignmentView::Side::Target, 2).center() + QPoint(1, 0));
+    QCOMPARE(a->hoveredIndex(), 2);
+    QCOMPARE(hovered.size(), 1);
+    QCOMPARE(hovered.first(), (QList<QVariant>{2, -1}));
     // Hovering a target word leaves its row only; a source word, its column only.
     a->setHovered(AlignmentView::Side::Target, 2);
     for (const AlignmentView::Line &l : a->lines()) QCOMPARE(l.row, 2);

@@ -53,10 +53,12 @@ void AlignmentView::setStep(int step)
 
 void AlignmentView::setHovered(Side side, int index)
 {
+    if (index < 0) side = Side::Target;   // one "none"
     if (side == m_hoverSide && index == m_hoverIndex) return;
     m_hoverSide = side;
     m_hoverIndex = index;
     update();
+    emit tokenHovered(index >= 0 && side == Side::Target ? index : -1, index >= 0 && side == Side::Source ? index : -1);
 }
 
 double AlignmentView::weight(int row, int col) const
@@ -216,21 +218,12 @@ void AlignmentView::mouseMoveEvent(QMouseEvent *event)
         for (int i = 0; i < n; ++i)
             if (tokenRect(side, i).adjusted(-kGap / 2, -4, kGap / 2, 4).contains(pos)) {
                 setHovered(side, i);
-                emit tokenHovered(side == Side::Target ? i : -1, side == Side::Source ? i : -1);
                 return;
             }
     }
-    if (m_hoverIndex >= 0) {
-        setHovered(Side::Target, -1);
-        emit tokenHovered(-1, -1);
-    }
+    setHovered(Side::Target, -1);
 }
 
-void AlignmentView::leaveEvent(QEvent *)
-{
-    if (m_hoverIndex < 0) return;
-    setHovered(Side::Target, -1);
-    emit tokenHovered(-1, -1);
-}
+void AlignmentView::leaveEvent(QEvent *) { setHovered(Side::Target, -1); }
 
 } // namespace attnui

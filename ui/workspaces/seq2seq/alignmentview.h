@@ -43,7 +43,7 @@ public:
     // −1: every step (the alignment); k ≥ 0: generation up to step k (clamped to the rows).
     void setStep(int step);
     int step() const { return m_step; }
-    void setHovered(Side side, int index);   // index −1: none
+    void setHovered(Side side, int index);   // index −1: none; tokenHovered follows a change
     int hoveredIndex() const { return m_hoverIndex; }
 
     // What paintEvent draws, weakest first: lines of at least kMinWeight, of the hovered token or the step only.

@@ -215,11 +215,7 @@ void Seq2SeqView::buildUi()
     m_alignPlot->setAxisTitles(tr("target (the token each decoder step produces)"), tr("source"));
     alignLayout->addWidget(m_align, 3);
     alignLayout->addWidget(m_alignPlot, 2);
-    connect(m_align, &AlignmentView::tokenHovered, this, [this](int row, int col) {
-        if (row >= 0 && col < 0) m_alignPlot->highlightCell(std::nullopt);
-        if (row >= 0 || col >= 0) return;
-        m_alignPlot->highlightCell(std::nullopt);
-    });
+    // Hovering a row of the map keeps that target token's lines.
     connect(m_alignPlot, &HeatmapPlot::cellHovered, this,
             [this](int row, int) { m_align->setHovered(AlignmentView::Side::Target, row); });
     connect(m_alignPlot, &HeatmapPlot::hoverLeft, this, [this] { m_align->setHovered(AlignmentView::Side::Target, -1); });
@@ -417,7 +413,6 @@ bool Seq2SeqView::onResult(const SnapshotPtr &snapshot)
 void Seq2SeqView::showSnapshot()
 {
     const Seq2SeqSnapshot &s = *m_snapshot;
-    setIndexCount(m_layerBox, s.layers(shownKind()));
     m_step = std::clamp(m_step, 0, std::max(0, s.rows(AttentionKind::Cross) - 1));
     syncControls();
     refreshViews();
@@ -443,7 +438,11 @@ void Seq2SeqView::syncControls()
         for (int h = 0; h < heads; ++h) m_headBox->addItem(tr("head %1").arg(h), h);
     }
     m_headBox->setCurrentIndex(std::max(0, m_headBox->findData(shownHead())));
-    if (m_snapshot) setIndex(m_layerBox, shownLayer());
+    if (m_snapshot) {
+        // The encoder and the decoder may have different numbers of layers.
+        setIndexCount(m_layerBox, m_snapshot->layers(shownKind()));
+        setIndex(m_layerBox, shownLayer());
+    }
     const int steps = m_snapshot ? m_snapshot->rows(AttentionKind::Cross) : 1;
     m_stepSlider->setRange(0, std::max(0, steps - 1));
     m_stepSlider->setValue(m_step);
