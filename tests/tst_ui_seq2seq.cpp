@@ -7,6 +7,7 @@
 #include "plots/heatmapplot.h"
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
+#include "kit/tokenlimits.h"
 #include "workspaces/seq2seq/alignmentview.h"
 #include "workspaces/seq2seq/seq2seqview.h"
 
@@ -42,6 +43,7 @@ private slots:
     void views_data();
     void views();
     void figureCaptionNamesTheHead();
+    void longInputIsRefused();
 
 private:
     void wait(Seq2SeqView &view)
@@ -283,6 +285,23 @@ void TestUiSeq2Seq::figureCaptionNamesTheHead()
     QVERIFY2(caption.contains(QLatin1String("cross-attention L1 H2")), qPrintable(caption));
     QVERIFY(caption.contains(kSource));
     QVERIFY(caption.contains(kTarget));
+}
+
+void TestUiSeq2Seq::longInputIsRefused()
+{
+    // Over the workspace's token limit: refused before running, with the limit named; the last result stays.
+    Seq2SeqView w(&m_subject);
+    w.setSource(kSource);
+    wait(w);
+    const auto before = w.snapshot();
+    QStringList words;
+    for (int i = 0; i < kSeq2SeqMaxTokens; ++i) words << QStringLiteral("dog");
+    w.setSource(words.join(' '));   // 512 words and </s>
+    QTest::qWait(350);
+    QVERIFY(w.runner()->waitForIdle(60000));
+    QVERIFY2(w.errorText().contains(QStringLiteral("at most %1 tokens").arg(kSeq2SeqMaxTokens)), qPrintable(w.errorText()));
+    QVERIFY(w.errorText().contains(QStringLiteral("the source")));
+    QCOMPARE(w.snapshot(), before);
 }
 
 QTEST_MAIN(TestUiSeq2Seq)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces/seq2seq/seq2seqrun.h"
 
+#include "kit/tokenlimits.h"
+
 #include <attnscope/alignment.h>
 
 #include <QDir>
@@ -144,12 +146,23 @@ attn::Result<std::shared_ptr<Snapshot>> runSeq2SeqJob(const Seq2SeqRequest &requ
     if (!model->tokenizer)
         return attn::Status::invalid(request.spec.toStdString() + " has no tokenizer to read a text with: " +
                                      model->tokenizerError);
+    // Every head of every layer of the three kinds is kept for the views: long inputs are refused before running.
+    const attn::Tokenizer &tokenizer = *model->tokenizer;
+    for (const auto &[text, what] : {std::pair{&request.source, "the source"}, std::pair{&request.target, "the target"}}) {
+        if (text->trimmed().isEmpty()) continue;
+        auto enc = tokenizer.encode(text->toStdString());
+        if (!enc) return attn::Status::invalid(std::string(what) + ": " + enc.status().message());
+        if (attn::Status s = checkTokenLimit(int(enc->ids.size()), kSeq2SeqMaxTokens, "Encoder–Decoder",
+                                             "every head of all three attention kinds is kept");
+            !s)
+            return attn::Status::invalid(std::string(what) + ": " + s.message());
+    }
     attn::Seq2SeqRunRequest r;
     r.text = request.source.toStdString();
     if (!request.target.trimmed().isEmpty()) r.targetText = request.target.toStdString();
     r.maxNewTokens = request.maxNewTokens;
     r.backend = request.backend;
-    const attn::Tokenizer *tok = &*model->tokenizer;
+    const attn::Tokenizer *tok = &tokenizer;
     auto data = attn::runSeq2Seq(model->model, tok, request.spec.toStdString(), r, ctx.cancelFn());
     if (!data) return data.status();
 

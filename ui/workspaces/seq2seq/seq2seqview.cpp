@@ -5,6 +5,7 @@
 
 #include "kit/examples.h"
 #include "kit/numbering.h"
+#include "kit/tokenlimits.h"
 #include "plots/heatmapplot.h"
 
 #include <attnscope/textmodel.h>
@@ -125,7 +126,7 @@ void Seq2SeqView::buildUi()
     auto *maxRow = new QHBoxLayout;
     maxRow->addWidget(new QLabel(tr("Generate up to")));
     m_maxNew = new QSpinBox;
-    m_maxNew->setRange(1, 512);
+    m_maxNew->setRange(1, kSeq2SeqMaxTokens);
     m_maxNew->setValue(m_request.maxNewTokens);
     m_maxNew->setSuffix(tr(" tokens"));
     connect(m_maxNew, &QSpinBox::valueChanged, this, [this](int v) {
