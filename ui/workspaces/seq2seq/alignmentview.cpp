@@ -21,6 +21,7 @@ constexpr int kGap = 8;         // between token boxes
 constexpr int kBand = 220;      // the lines' band between the rows
 constexpr int kMinSlot = 36;
 constexpr int kMaxBand = 420;   // at most this far apart on screen
+constexpr double kMinFontScale = 0.7;
 
 } // namespace
 
@@ -70,20 +71,39 @@ double AlignmentView::weight(int row, int col) const
 
 bool AlignmentView::rowVisible(int row) const { return m_step < 0 || row <= m_step; }
 
-int AlignmentView::slotWidth() const
+int AlignmentView::slotWidth(const QFont &f) const
 {
-    const QFontMetrics fm(font());
+    const QFontMetrics fm(f);
     int widest = 0;
     for (const QStringList *list : {&m_data.source, &m_data.target})
         for (const QString &t : *list) widest = std::max(widest, fm.horizontalAdvance(t));
     return std::max(kMinSlot, widest + 2 * kBoxPad + kGap);
 }
 
+QFont AlignmentView::tokenFont() const
+{
+    // Narrower than the sentences need (a dock beside it, a small window): smaller type, down to kMinFontScale of
+    // the widget's; below that the labels are elided rather than overlap.
+    QFont f = font();
+    const int longest = int(std::max(m_data.source.size(), m_data.target.size()));
+    const int need = longest * slotWidth(f), room = width() - 2 * kMargin;
+    if (longest == 0 || need <= room || f.pointSizeF() <= 0) return f;
+    f.setPointSizeF(f.pointSizeF() * std::max(kMinFontScale, double(room) / need));
+    return f;
+}
+
+int AlignmentView::slot() const
+{
+    const int longest = std::max<int>(1, int(std::max(m_data.source.size(), m_data.target.size())));
+    // The sentences spread over the width (squeezed with tokenFont()'s smaller type when it is narrow).
+    return std::max(kGap + 4, (width() - 2 * kMargin) / longest);
+}
+
 QSize AlignmentView::figureSize() const
 {
     const QFontMetrics fm(font());
     const int n = int(std::max(m_data.source.size(), m_data.target.size()));
-    const int w = std::max(480, 2 * kMargin + n * slotWidth());
+    const int w = std::max(480, 2 * kMargin + n * slotWidth(font()));
     // Title, source row, band, target row, the weights' numbers under the source in generation.
     const int h = 2 * kMargin + 3 * fm.height() + 4 + 2 * (fm.height() + 2 * kBoxPad) + kBand;
     return {w, h};
@@ -111,14 +131,13 @@ QRect AlignmentView::tokenRect(Side side, int index) const
     const QStringList &list = side == Side::Source ? m_data.source : m_data.target;
     const int n = int(list.size());
     if (index < 0 || index >= n) return {};
-    const QFontMetrics fm(font());
+    const QFontMetrics fm(tokenFont());
     // Both rows share one slot width, centred, and spread out when the widget is wider than they need.
-    const int longest = int(std::max(m_data.source.size(), m_data.target.size()));
-    const int slot = std::max(slotWidth(), (width() - 2 * kMargin) / std::max(1, longest));
-    const int left = (width() - n * slot) / 2;
-    const int textW = fm.horizontalAdvance(list[index]) + 2 * kBoxPad;
-    const int cx = left + index * slot + slot / 2;
-    return QRect(cx - textW / 2, rowY(side), textW, fm.height() + 2 * kBoxPad);
+    const int width = slot();
+    const int left = (this->width() - n * width) / 2;
+    const int textW = std::min(fm.horizontalAdvance(list[index]) + 2 * kBoxPad, width - kGap);
+    const int cx = left + index * width + width / 2;
+    return QRect(cx - textW / 2, rowY(side), textW, QFontMetrics(font()).height() + 2 * kBoxPad);
 }
 
 std::vector<AlignmentView::Line> AlignmentView::lines() const
@@ -152,7 +171,9 @@ void AlignmentView::paintEvent(QPaintEvent *)
     p.setFont(titleFont);
     p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                m_data.title);
-    p.setFont(font());
+    const QFont tokens = tokenFont();
+    p.setFont(tokens);
+    const QFontMetrics tfm(tokens);
 
     // Lines: from the bottom of a source box to the top of a target box, a gentle S-curve.
     const QColor lineColor = pal.color(QPalette::Highlight);
@@ -176,7 +197,7 @@ void AlignmentView::paintEvent(QPaintEvent *)
         p.setBrush(bg);
         p.drawRoundedRect(QRectF(r).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
         p.setPen(fill ? textColorOn(bg) : special ? muted : pal.color(QPalette::Text));
-        p.drawText(r, Qt::AlignCenter, text);
+        p.drawText(r, Qt::AlignCenter, tfm.elidedText(text, Qt::ElideRight, r.width() - 2));
     };
     // Generation: each source token filled with the colour of the step's weight on it, the number under it.
     for (int s = 0; s < int(m_data.source.size()); ++s) {

@@ -64,7 +64,9 @@ protected:
     void leaveEvent(QEvent *event) override;
 
 private:
-    int slotWidth() const;        // one token's slot, for the longer row
+    int slotWidth(const QFont &f) const;   // one token's natural slot in `f`, for the longer row
+    QFont tokenFont() const;      // the labels' font: the widget's, smaller when the sentences do not fit
+    int slot() const;             // the slot as laid out: the width shared by the longer sentence's tokens
     int rowY(Side side) const;    // top of the row's boxes
     bool rowVisible(int row) const;   // generation: made by step k
     double weight(int row, int col) const;
