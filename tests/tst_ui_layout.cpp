@@ -182,7 +182,7 @@ void TestUiLayout::fits_data()
         const QStringList tabs{"head", "lines", "statistics", "rollout", "outputs", "datasetheads"};
         for (int t = 0; t < tabs.size(); ++t)
             QTest::addRow("%s explore %s", at.constData(), qPrintable(tabs[t])) << "explore" << t << false << size;
-        for (const char *w : {"pipeline", "masks", "equivariance", "faithfulness", "compare"})
+        for (const char *w : {"pipeline", "masks", "equivariance", "faithfulness", "compare", "approx", "seq2seq"})
             QTest::addRow("%s %s", at.constData(), w) << w << -1 << false << size;
         QTest::addRow("%s faithfulness dataset", at.constData()) << "faithfulness" << -1 << true << size;
     }

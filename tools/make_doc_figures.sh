@@ -11,7 +11,8 @@ mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen
 model=sample:induction-gpt2
 text="bo he so ve pa va ro na bo he so ve"
-views=(grid head:1.2 lines:1 statistics rollout outputs pipeline:1.2 masks:1.2 equivariance:1.2 faithfulness compare)
+views=(grid head:1.2 lines:1 statistics rollout outputs pipeline:1.2 masks:1.2 equivariance:1.2 faithfulness compare
+       approx:1.2:window:2 approx:1.2:random-features:64)
 for view in "${views[@]}"; do
   name=${view//[:.]/-}
   "$cli" figure --model "$model" --text "$text" --view "$view" --out "$out/$name.png" --dpi 96 --quiet

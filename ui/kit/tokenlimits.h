@@ -16,6 +16,7 @@ constexpr int kMasksMaxTokens = 4096;         // 5 masks × (weights, difference
 constexpr int kPipelineMaxTokens = 4096;      // 6 n × n stages in fp64: 0.8 GB at 4096
 constexpr int kEquivarianceMaxTokens = 8192;  // A(PX), P·A(X)·Pᵀ, their difference: 0.8 GB at 8192
 constexpr int kCompareMaxTokens = 8192;       // A, B and A − B: 0.8 GB at 8192
+constexpr int kApproxMaxTokens = 1024;        // exact, approximate, difference and pattern in fp64: 25 MB at 1024
 constexpr int kSeq2SeqMaxTokens = 512;        // source and target each: every head of all three kinds is kept
                                               // (t5-base: 0.26 GB at 512; t5-large 0.7 GB)
 

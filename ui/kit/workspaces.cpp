@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kit/workspaces.h"
 
+#include "workspaces/approx/approxview.h"
 #include "workspaces/compare/compareview.h"
 #include "workspaces/equivariance/equivarianceview.h"
 #include "workspaces/explore/exploreview.h"
@@ -20,6 +21,7 @@ QList<Workspace *> createWorkspaces(Subject *subject)
     list << new EquivarianceView(subject);
     list << new FaithfulnessView(subject);
     list << new CompareView(subject);
+    list << new ApproxView(subject);
     list << new Seq2SeqView(subject);
     // One line per workspace, in tab order.
     return list;
