@@ -12,6 +12,7 @@
 #include <attnscope/maskeffects.h>
 
 #include <QJsonObject>
+#include <QSpinBox>
 #include <QtTest>
 
 #include <cmath>
@@ -42,6 +43,7 @@ private slots:
     void aWindowCoveringTheTextIsExact();
     void costPlotsAreTheCounts();
     void sessionRoundTrip();
+    void aHeadOutsideTheModelIsClamped();
     void badSessionFieldsAreNamed();
     void views_data();
     void views();
@@ -197,6 +199,21 @@ void TestUiApprox::sessionRoundTrip()
     QCOMPARE(b.sessionState(), state);
     QCOMPARE(b.request().spec.kind, attn::ApproxKind::Dilated);
     QCOMPARE(b.request().spec.dilation, std::int64_t(3));
+}
+
+void TestUiApprox::aHeadOutsideTheModelIsClamped()
+{
+    // A session's head for a larger model: the run shows this model's last layer and head, the boxes say so, and
+    // the choice is kept for the session (it does not depend on what a run resolved).
+    ApproxView view(&m_subject);
+    view.setHead(7, 9);
+    wait(view);
+    QCOMPARE(view.snapshot()->request.layer, 1);
+    QCOMPARE(view.snapshot()->request.head, 3);
+    QCOMPARE(view.findChildren<QSpinBox *>().at(0)->value(), 1);
+    QCOMPARE(view.findChildren<QSpinBox *>().at(1)->value(), 3);
+    QVERIFY(view.exactPlot()->title().contains(QStringLiteral("L1 H3")));
+    QCOMPARE(view.sessionState().value(QStringLiteral("layer")).toInt(), 7);
 }
 
 void TestUiApprox::badSessionFieldsAreNamed()

@@ -254,6 +254,14 @@ void ApproxView::showSnapshot()
     const ApproxSnapshot &s = *m_snapshot;
     const attn::ApproxResult &r = s.result;
     syncControls();
+    {
+        // The head shown: the one chosen, within this model (a smaller model clamps it; the choice is kept).
+        const QSignalBlocker b1(m_layer), b2(m_head);
+        setIndexCount(m_layer, s.layers);
+        setIndexCount(m_head, s.heads);
+        setIndex(m_layer, s.request.layer);
+        setIndex(m_head, s.request.head);
+    }
     const QString head = headName(s.request.layer, s.request.head);
     m_exactPlot->setColorMap(m_colorMap);
     m_approxPlot->setColorMap(m_colorMap);
