@@ -226,7 +226,7 @@ bool ApproxView::onResult(const SnapshotPtr &snapshot)
     m_snapshot = snap;
     hideError();
     showSnapshot();
-    return true;
+    return matricesShown();
 }
 
 QString ApproxView::readout() const
@@ -266,14 +266,22 @@ void ApproxView::showSnapshot()
     m_exactPlot->setColorMap(m_colorMap);
     m_approxPlot->setColorMap(m_colorMap);
     m_exactPlot->setTitle(tr("exact softmax, %1").arg(head));
-    const bool causal = r.spec.causal;
-    m_exactPlot->setData(matrixData(r.exactWeights, s.tokens, causal, nullptr));
+    // Built where they are prepared (kit: showMatrix; off the UI thread above 512² cells), from the snapshot.
+    const std::size_t cells = std::size_t(r.exactWeights.rows) * std::size_t(r.exactWeights.cols);
+    showMatrix(m_exactPlot, cells, [snap = m_snapshot] {
+        return matrixData(snap->result.exactWeights, snap->tokens, snap->result.spec.causal, nullptr);
+    });
     m_approxPlot->setTitle(r.pattern.empty() ? tr("%1 (implied weights)").arg(describeApprox(r.spec)) : describeApprox(r.spec));
-    m_approxPlot->setData(matrixData(r.approxWeights, s.tokens, causal, r.pattern.empty() ? nullptr : &r.pattern));
+    showMatrix(m_approxPlot, cells, [snap = m_snapshot] {
+        const attn::ApproxResult &a = snap->result;
+        return matrixData(a.approxWeights, snap->tokens, a.spec.causal, a.pattern.empty() ? nullptr : &a.pattern);
+    });
     m_diffPlot->setTitle(tr("approximate − exact"));
-    m_diffPlot->setData(matrixData(r.difference, s.tokens, causal, nullptr));
     m_diffPlot->setDivergingRange(r.maxAbsDeltaP);
     m_diffPlot->setNoiseFloor(kWeightNoiseFloor);
+    showMatrix(m_diffPlot, cells, [snap = m_snapshot] {
+        return matrixData(snap->result.difference, snap->tokens, snap->result.spec.causal, nullptr);
+    });
     m_readout->setText(readout());
     QList<XYSeries> flops(2), memory(2);
     flops[0].name = memory[0].name = tr("exact");

@@ -34,6 +34,7 @@ AlignmentView::AlignmentView(QWidget *parent) : QWidget(parent)
 void AlignmentView::setData(Data data)
 {
     m_data = std::move(data);
+    m_layout.reset();
     m_hoverIndex = -1;
     updateGeometry();
     update();
@@ -126,18 +127,41 @@ int AlignmentView::rowY(Side side) const
     return side == Side::Source ? top + offset : top + offset + boxH + band;
 }
 
-QRect AlignmentView::tokenRect(Side side, int index) const
+const AlignmentView::Layout &AlignmentView::layout() const
 {
-    const QStringList &list = side == Side::Source ? m_data.source : m_data.target;
-    const int n = int(list.size());
-    if (index < 0 || index >= n) return {};
-    const QFontMetrics fm(tokenFont());
+    if (m_layout && m_layout->size == size()) return *m_layout;
+    // Measured once per data, size and font: painting and every mouse move read the boxes from here.
+    Layout l;
+    l.size = size();
+    l.font = tokenFont();
+    const QFontMetrics fm(l.font);
+    const int boxH = QFontMetrics(font()).height() + 2 * kBoxPad;
     // Both rows share one slot width, centred, and spread out when the widget is wider than they need.
     const int width = slot();
-    const int left = (this->width() - n * width) / 2;
-    const int textW = std::min(fm.horizontalAdvance(list[index]) + 2 * kBoxPad, width - kGap);
-    const int cx = left + index * width + width / 2;
-    return QRect(cx - textW / 2, rowY(side), textW, QFontMetrics(font()).height() + 2 * kBoxPad);
+    for (Side side : {Side::Source, Side::Target}) {
+        const QStringList &list = side == Side::Source ? m_data.source : m_data.target;
+        std::vector<QRect> &rects = side == Side::Source ? l.source : l.target;
+        const int n = int(list.size()), left = (this->width() - n * width) / 2, y = rowY(side);
+        for (int i = 0; i < n; ++i) {
+            const int textW = std::min(fm.horizontalAdvance(list[i]) + 2 * kBoxPad, width - kGap);
+            const int cx = left + i * width + width / 2;
+            rects.push_back(QRect(cx - textW / 2, y, textW, boxH));
+        }
+    }
+    m_layout = std::move(l);
+    return *m_layout;
+}
+
+QRect AlignmentView::tokenRect(Side side, int index) const
+{
+    const std::vector<QRect> &rects = side == Side::Source ? layout().source : layout().target;
+    return index >= 0 && index < int(rects.size()) ? rects[std::size_t(index)] : QRect();
+}
+
+void AlignmentView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::FontChange) m_layout.reset();
+    QWidget::changeEvent(event);
 }
 
 std::vector<AlignmentView::Line> AlignmentView::lines() const
@@ -171,7 +195,7 @@ void AlignmentView::paintEvent(QPaintEvent *)
     p.setFont(titleFont);
     p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                m_data.title);
-    const QFont tokens = tokenFont();
+    const QFont &tokens = layout().font;
     p.setFont(tokens);
     const QFontMetrics tfm(tokens);
 

@@ -10,10 +10,13 @@
 
 #include "plots/colormaps.h"
 
+#include <QFont>
+#include <QRect>
 #include <QStringList>
 #include <QWidget>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace attnui {
@@ -59,6 +62,7 @@ signals:
     void tokenHovered(int row, int col);   // −1 for the side not hovered; both −1 when the mouse leaves
 
 protected:
+    void changeEvent(QEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void leaveEvent(QEvent *event) override;
@@ -70,6 +74,15 @@ private:
     int rowY(Side side) const;    // top of the row's boxes
     bool rowVisible(int row) const;   // generation: made by step k
     double weight(int row, int col) const;
+
+    // The token boxes as laid out for the current data, size and font (layout()); reset by setData and a font change.
+    struct Layout {
+        QSize size;
+        QFont font;
+        std::vector<QRect> source, target;
+    };
+    const Layout &layout() const;
+    mutable std::optional<Layout> m_layout;
 
     Data m_data;
     ColorMap m_colorMap = ColorMap::Viridis;
