@@ -635,6 +635,133 @@ private slots:
         QVERIFY(!QFileInfo::exists(dir.filePath("no-such")));
     }
 
+    // `map` against `run`: the grid's block masses and maxima, and a window's weights, equal the block sums, maxima
+    // and entries of the weights the whole forward exports (reference backend), on Gemma 2's sliding layer 0 (window
+    // 4, soft-cap, grouped K/V) and its full layer 1. 37 tokens in 5 blocks of 7 or 8.
+    void mapMatchesRun()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString model = kFixtures + "gemma2-softcap";
+        QStringList idList;
+        for (int i = 0; i < 37; ++i) idList << QString::number((i * 23 + 7) % 61);
+        const QString ids = idList.join(',');
+        const int L = 37, G = 5;
+        for (const char *head : {"0.2", "1.1"}) {
+            const CliRun run = runCli({"run", "--model", model, "--ids", ids, "--heads", head, "--backend", "reference",
+                                       "--out", "-"});
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+            const int layer = QString(head).section('.', 0, 0).toInt(), h = QString(head).section('.', 1, 1).toInt();
+            const auto P = matrix(doc, layer, h);
+            QCOMPARE(int(P.size()), L);
+
+            const QString grid = dir.filePath(QStringLiteral("grid-%1.npy").arg(head));
+            CliRun map = runCli({"map", "--model", model, "--ids", ids, "--head", head, "--grid", QString::number(G),
+                                 "--out", grid});
+            QVERIFY2(map.exitCode == 0, map.err.constData());
+            QVERIFY(map.out.isEmpty());   // nothing on stdout without --json
+            QString why;
+            const Npy mass = readNpy(grid, why);
+            QVERIFY2(!mass.data.empty(), qPrintable(why));
+            const Npy max = readNpy(QString(grid).replace(".npy", ".max.npy"), why);
+            QVERIFY2(!max.data.empty(), qPrintable(why));
+            QCOMPARE(mass.shape, (std::vector<qint64>{G, G}));
+            QCOMPARE(max.shape, (std::vector<qint64>{G, G}));
+            for (int a = 0; a < G; ++a)
+                for (int b = 0; b < G; ++b) {
+                    double sum = 0.0, top = 0.0;
+                    for (int i = a * L / G; i < (a + 1) * L / G; ++i)
+                        for (int j = b * L / G; j < (b + 1) * L / G; ++j) sum += P[i][j], top = std::max(top, P[i][j]);
+                    QVERIFY2(std::fabs(mass.data[a * G + b] - sum) < 1e-5, qPrintable(QStringLiteral("%1 block %2,%3").arg(head).arg(a).arg(b)));
+                    QVERIFY(std::fabs(max.data[a * G + b] - top) < 1e-6);
+                }
+
+            const QString windowFile = dir.filePath(QStringLiteral("window-%1.npy").arg(head));
+            map = runCli({"map", "--model", model, "--ids", ids, "--head", head, "--window", "3:20,9:37", "--json",
+                          "--out", windowFile});
+            QVERIFY2(map.exitCode == 0, map.err.constData());
+            const QJsonObject line = QJsonDocument::fromJson(map.out).object();
+            QCOMPARE(line.value("n").toInt(), L);
+            QVERIFY(line.value("grid").isNull());
+            QCOMPARE(line.value("window").toArray(), (QJsonArray{3, 20, 9, 37}));
+            const Npy window = readNpy(windowFile, why);
+            QVERIFY2(!window.data.empty(), qPrintable(why));
+            QCOMPARE(window.shape, (std::vector<qint64>{17, 28}));
+            for (int i = 3; i < 20; ++i)
+                for (int j = 9; j < 37; ++j) QVERIFY(std::fabs(window.data[(i - 3) * 28 + (j - 9)] - P[i][j]) < 2e-6);
+            QVERIFY(!QFileInfo::exists(QString(windowFile).replace(".npy", ".max.npy")));
+        }
+    }
+
+    // `map --n`: seeded ids (the same seed, the same bytes; another seed, another map), every block row of the grid
+    // sums to its number of queries, and the --json line carries the documented fields.
+    void mapRandomIdsAndJson()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto mapFile = [&](const QString &name, const QStringList &extra) {
+            const QString path = dir.filePath(name);
+            const CliRun run = runCli(QStringList{"map", "--model", kRandom, "--n", "1000", "--head", "1.3", "--grid", "64",
+                                                  "--out", path} + extra);
+            return std::make_pair(run, path);
+        };
+        const auto [first, a] = mapFile("a.npy", {"--json", "--threads", "2"});
+        QVERIFY2(first.exitCode == 0, first.err.constData());
+        const QJsonObject line = QJsonDocument::fromJson(first.out.trimmed()).object();
+        for (const char *key : {"n", "grid", "layer", "head", "mask", "ms_forward", "ms_first_view", "peak_rss_mib", "threads",
+                                "out", "max_out", "rows_without_keys"})
+            QVERIFY2(line.contains(key), key);
+        QCOMPARE(line.value("n").toInt(), 1000);
+        QCOMPARE(line.value("grid").toInt(), 64);
+        QCOMPARE(line.value("threads").toInt(), 2);
+        QVERIFY(line.value("ms_first_view").toDouble() >= line.value("ms_forward").toDouble());
+        QVERIFY(line.value("peak_rss_mib").toDouble() > 0.0);
+        QString why;
+        const Npy grid = readNpy(a, why);
+        QVERIFY2(!grid.data.empty(), qPrintable(why));
+        for (int r = 0; r < 64; ++r) {
+            double sum = 0.0;
+            for (int c = 0; c < 64; ++c) sum += grid.data[r * 64 + c];
+            const int rows = (r + 1) * 1000 / 64 - r * 1000 / 64;
+            QVERIFY2(std::fabs(sum - rows) < 1e-3 * rows, qPrintable(QStringLiteral("row %1: %2").arg(r).arg(sum)));
+        }
+        const auto [same, b] = mapFile("b.npy", {"--threads", "1"});
+        QVERIFY2(same.exitCode == 0, same.err.constData());
+        const auto bytes = [](const QString &path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        QCOMPARE(bytes(b), bytes(a));   // the thread count changes nothing
+        const auto [other, c] = mapFile("c.npy", {"--seed", "7"});
+        QVERIFY2(other.exitCode == 0, other.err.constData());
+        QVERIFY(bytes(c) != bytes(a));
+        // Causal: the first query block's mass lies on and left of the diagonal only.
+        const auto [causal, d] = mapFile("d.npy", {"--mask", "causal"});
+        QVERIFY2(causal.exitCode == 0, causal.err.constData());
+        const Npy lower = readNpy(d, why);
+        QVERIFY2(!lower.data.empty(), qPrintable(why));
+        for (int r = 0; r < 64; ++r)
+            for (int col = r + 1; col < 64; ++col) QCOMPARE(lower.data[r * 64 + col], 0.0f);
+    }
+
+    void mapBadArguments()
+    {
+        const QStringList base{"map", "--model", kRandom, "--out", "x.npy"};
+        expectBadArguments(base + QStringList{"--n", "10", "--head", "2.0"}, "--head");
+        expectBadArguments(base + QStringList{"--n", "10", "--head", "0.4"}, "--head");
+        expectBadArguments(base + QStringList{"--n", "10", "--head", "0.1,0.2"}, "--head");
+        expectBadArguments(base + QStringList{"--n", "10", "--head", "0.1", "--window", "0:11,0:5"}, "--window");
+        expectBadArguments(base + QStringList{"--n", "10", "--head", "0.1", "--window", "5:5,0:3"}, "--window");
+        expectBadArguments(base + QStringList{"--n", "10", "--head", "0.1", "--window", "0-3,0:3"}, "--window");
+        expectBadArguments(base + QStringList{"--n", "10", "--ids", "1,2", "--head", "0.1"}, "--ids");
+        expectBadArguments(base + QStringList{"--ids", "1,2", "--seed", "3", "--head", "0.1"}, "--seed");
+        expectBadArguments(base + QStringList{"--n", "10", "--head", "0.1", "--grid", "0"}, "--grid");
+        expectBadArguments({"map", "--model", kRandom, "--n", "10", "--head", "0.1", "--out", "-"}, "--out");
+        expectBadArguments({"map", "--model", kRandom, "--n", "10", "--head", "0.1"}, "--out");
+        QVERIFY(!QFileInfo::exists("x.npy"));
+    }
+
     // Scripts: stderr is not a terminal under QProcess, so no progress unless asked; --quiet leaves it empty on
     // success; errors still print, with the same exit codes.
     void quietAndProgress_data()

@@ -2,6 +2,7 @@
 // The forward pass on the fixture and synthetic models: captures (weights of selected heads, scores, Q/K/V,
 // hidden states), backends, interventions (zero/mean ablation, weight overrides, key knockout, dropped positions,
 // mask override), permutation equivariance of synthetic models, progress and cancel.
+#include <attnscope/attentionmap.h>
 #include <attnscope/model.h>
 
 #include "tst_model_support.h"
@@ -125,6 +126,72 @@ private slots:
                 QVERIFY(std::fabs(std::exp(h.scores[i * L + j] - m) / z - h.weights[i * L + j]) < 1e-6);
             }
         }
+    }
+
+    // A forward stopped at a layer hands over that layer's operands: the exact weights and block masses computed
+    // from them (attentionmap.h) equal what the whole forward's reference backend captured, on Gemma 2 (layer 0:
+    // sliding window 4, soft-cap 4, grouped K/V, RoPE, query_pre_attn_scalar; layer 1: full) with padding.
+    void stopAtLayerGivesTheLayersOperands()
+    {
+        auto model = Model::open(fixtureModel("gemma2-softcap").toStdString());
+        QVERIFY(model.isOk());
+        ForwardInput in = ids({5, 17, 3, 44, 9, 28, 60, 12, 7, 33, 21});
+        in.attentionMask = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+        const std::int64_t L = 11, H = 4;
+        ForwardOptions full;
+        full.backend = Backend::Reference;
+        full.weightsMode = WeightsRequest::Mode::All;
+        auto whole = model->forward(in, full);
+        QVERIFY2(whole.isOk(), whole.status().message().c_str());
+        for (std::int64_t layer : {0, 1}) {
+            ForwardOptions stop;
+            stop.stopAtLayer = layer;
+            auto r = model->forward(in, stop);
+            QVERIFY2(r.isOk(), r.status().message().c_str());
+            const AttentionInputs &a = r->attentionInputs;
+            QCOMPARE(a.layer, layer);
+            QCOMPARE(a.heads, H);
+            QCOMPARE(a.kvHeads, std::int64_t(2));
+            QCOMPARE(a.softcap, 4.0f);
+            QCOMPARE(a.scale, 1.0f / std::sqrt(20.0f));
+            QVERIFY(r->logits.empty() && r->lastHidden.empty());
+            for (std::int64_t h = 0; h < H; ++h) {
+                AttentionMapOptions mo;
+                mo.head = h;
+                mo.grid = 3;
+                mo.scale = a.scale;
+                mo.softcap = a.softcap;
+                auto window = attentionMapWindow(a.queries(), a.keys(), a.mask, nullptr, 0, L, 0, L, mo);
+                QVERIFY2(window.isOk(), window.status().message().c_str());
+                const std::vector<float> &P = whole->heads[static_cast<std::size_t>(layer * H + h)].weights;
+                QVERIFY2(maxAbsDiff(window->P, P) < 2e-6f, qPrintable(QStringLiteral("layer %1 head %2").arg(layer).arg(h)));
+                auto overview = attentionMapOverview(a.queries(), a.keys(), a.mask, mo);
+                QVERIFY(overview.isOk());
+                for (std::int64_t qa = 0; qa < 3; ++qa)
+                    for (std::int64_t kb = 0; kb < 3; ++kb) {
+                        double mass = 0.0;
+                        for (std::int64_t i = overview->rowStart[qa]; i < overview->rowStart[qa + 1]; ++i)
+                            for (std::int64_t j = overview->colStart[kb]; j < overview->colStart[kb + 1]; ++j) mass += P[i * L + j];
+                        QVERIFY(std::fabs(overview->mass[qa * 3 + kb] - mass) < 1e-5);
+                    }
+            }
+            // Layer 0's window: key 0 is outside the last real query's band (keys 5..8), so its weight is exactly 0.
+            if (layer == 0) QCOMPARE(whole->heads[0].weights[8 * L + 0], 0.0f);
+        }
+        ForwardOptions bad;
+        bad.stopAtLayer = 2;
+        QVERIFY(!model->forward(in, bad).isOk());
+        bad.stopAtLayer = 1;
+        bad.weightsMode = WeightsRequest::Mode::Heads;
+        bad.weightHeads = {{1, 0}};
+        auto refused = model->forward(in, bad);
+        QVERIFY(!refused.isOk());
+        QVERIFY2(refused.status().message().find("layer 1") != std::string::npos, refused.status().message().c_str());
+        bad.weightHeads = {{0, 3}};   // a layer before the stop still runs whole and is captured
+        auto earlier = model->forward(in, bad);
+        QVERIFY2(earlier.isOk(), earlier.status().message().c_str());
+        QCOMPARE(earlier->heads.size(), std::size_t(1));
+        QVERIFY(maxAbsDiff(earlier->heads[0].weights, whole->heads[3].weights) < 1e-5f);
     }
 
     void zeroAndMeanAblation()

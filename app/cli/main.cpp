@@ -314,6 +314,7 @@ constexpr Verb kVerbs[] = {
     {"faithfulness", "attention vs perturbation importance: ERASER, curves, flips, head tests, as JSON", faithfulnessVerb},
     {"figure", "a workspace's figure as PNG, SVG or PDF, drawn headless as the GUI draws it", figureVerb},
     {"info", "a model's summary as JSON on stdout", infoVerb},
+    {"map", "one head's exact attention map for long inputs: block-mass grid or a window, as .npy", mapVerb},
     {"merge", "combine the results files of a sharded --dataset run into one summary", mergeVerb},
     {"run", "one forward pass: attention weights, outputs and settings as JSON", runVerb},
 };

@@ -24,6 +24,7 @@ int faithfulnessVerb(const QStringList &args);   // verb_faithfulness.cpp
 void addFaithfulnessOptions(VerbOptions &opts);
 bool readFaithfulnessOptions(VerbOptions &opts, attn::FaithfulnessSettings &s);
 int figureVerb(const QStringList &args);         // verb_figure.cpp
+int mapVerb(const QStringList &args);            // verb_map.cpp
 // verb_dataset.cpp: faithfulness|run|equivariance --dataset F (main.cpp routes them there), and merge.
 int datasetVerb(const QStringList &args, attn::DatasetAnalysis analysis);
 int mergeVerb(const QStringList &args);

@@ -111,8 +111,32 @@ struct ForwardOptions {
     std::vector<std::int64_t> zeroEmbeddings;     // positions whose token embedding is replaced by 0 (occlusion
                                                    // baseline; positions and token types are still added)
 
+    // Stop at this layer's attention: the layers before it run whole, then only its Q, K and V are computed (with
+    // QK-norm and RoPE) and returned, with the mask and the score scale the layer would use, in
+    // ForwardResult::attentionInputs. Nothing after that runs: no attention kernel in this layer, no later layer, no
+    // logits, no lastHidden. For the attention map of inputs far too long for weights (attentionmap.h, the CLI's
+    // `map`): everything held is O(L·D). -1: off. Weight requests, scores and QKV captures of this layer or later
+    // are refused.
+    std::int64_t stopAtLayer = -1;
+
     ProgressFn progress;                           // fraction of layers done, [0, 1]
     CancelFn cancel;                               // polled between layers and inside attention
+};
+
+// What a forward stopped at a layer (ForwardOptions::stopAtLayer) returns: that layer's attention operands as its
+// projections lay them out ([L, heads·dHead], RoPE applied), seen as [1, heads, L, dHead] by the views, and the
+// definition of its scores: s = scale · q·k, soft-capped when softcap > 0, plus mask (attention.h's order).
+struct AttentionInputs {
+    std::int64_t layer = -1;                   // -1: the forward did not stop
+    std::int64_t length = 0, heads = 0, kvHeads = 0, dHead = 0;
+    std::vector<float> q, k, v;                // [L, heads·dHead], [L, kvHeads·dHead] twice
+    MaskSpec mask;                             // the layer's: structure or override, padding, knockouts, ALiBi
+    float scale = 0.0f;
+    float softcap = 0.0f;
+
+    TensorView queries() const { return TensorView::fromBLHD(q.data(), 1, length, heads, dHead); }
+    TensorView keys() const { return TensorView::fromBLHD(k.data(), 1, length, kvHeads, dHead); }
+    TensorView values() const { return TensorView::fromBLHD(v.data(), 1, length, kvHeads, dHead); }
 };
 
 struct CapturedHead {
@@ -139,6 +163,7 @@ struct ForwardResult {
     ModelHead head = ModelHead::None;
     std::vector<float> logits;                 // CausalLM/MaskedLM: [L, vocab]; Classification: [numLabels]
     Backend backend = Backend::Auto;           // the attention backend that ran (Auto resolved)
+    AttentionInputs attentionInputs;           // with ForwardOptions::stopAtLayer
 };
 
 // Model::withRandomizedParameters: which parameters of a copy are re-initialized (the model-parameter

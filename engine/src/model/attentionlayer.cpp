@@ -106,6 +106,21 @@ Result<std::vector<float>> attentionLayer(ForwardContext &ctx, std::int64_t laye
     }
     const MaskSpec mask = layerMask(ctx, layer);
     const float scale = attentionScale(c, layer);
+    if (ctx.opt.stopAtLayer == layer) {
+        AttentionInputs &in = ctx.result.attentionInputs;
+        in.layer = layer;
+        in.length = L;
+        in.heads = H;
+        in.kvHeads = Hkv;
+        in.dHead = dh;
+        in.q = std::move(Q);
+        in.k = std::move(K);
+        in.v = std::move(V);
+        in.mask = mask;
+        in.scale = scale;
+        in.softcap = c.attnSoftcap;
+        return std::vector<float>{};
+    }
 
     std::vector<HeadIndex> needed;
     const auto need = [&](std::int64_t h) {

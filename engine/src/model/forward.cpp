@@ -98,7 +98,7 @@ Status block(ForwardContext &ctx, std::int64_t l, std::vector<float> &x)
     const int T = ctx.opt.threads;
     if (c.postNorm) {   // BERT, RoBERTa, DistilBERT
         auto a = attentionLayer(ctx, l, x.data());
-        if (!a) return a.status();
+        if (!a || l == ctx.opt.stopAtLayer) return a.status();
         addInPlace(x, *a);
         norm(c, x, L, b.ln1, T);
         addInPlace(x, mlp(c, b, x.data(), L, T));
@@ -108,7 +108,7 @@ Status block(ForwardContext &ctx, std::int64_t l, std::vector<float> &x)
     std::vector<float> h = x;
     norm(c, h, L, b.ln1, T);
     auto a = attentionLayer(ctx, l, h.data());
-    if (!a) return a.status();
+    if (!a || l == ctx.opt.stopAtLayer) return a.status();
     if (c.sandwichNorms) norm(c, *a, L, b.postAttn, T);
     if (b.fc1.w.empty()) {   // synthetic: attention only
         addInPlace(x, *a);
@@ -192,6 +192,10 @@ Result<ForwardResult> runForward(const ModelWeights &w, const ForwardInput &in, 
     for (std::int64_t l = 0; l < c.layers; ++l) {
         if (cancelled()) return Status::cancelled();
         if (Status s = block(ctx, l, x); !s) return s;
+        if (l == opt.stopAtLayer) {   // the layer's attention inputs are in result.attentionInputs
+            if (opt.progress) opt.progress(1.0);
+            return result;
+        }
         // Post-norm: each layer's output. Pre-norm: each block's input; the last entry is the final norm's output.
         if (c.postNorm || l + 1 < c.layers) record(x);
     }

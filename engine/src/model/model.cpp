@@ -198,6 +198,27 @@ Status Model::validate(const ForwardInput &in, const ForwardOptions &opt) const
     if (opt.maskOverride)
         if (Status s = validateMask(*opt.maskOverride, 1, c.heads, L, L); !s) return s;
     if (opt.threads < 0) return invalid("threads is " + std::to_string(opt.threads) + "; use 0 for all cores");
+    if (opt.stopAtLayer != -1) {
+        const std::int64_t stop = opt.stopAtLayer;
+        if (stop < 0 || stop >= c.layers)
+            return invalid("the forward is to stop at layer " + std::to_string(stop) + "; the model has " +
+                           std::to_string(c.layers) + " layers (0-based)");
+        const auto after = [&](const HeadRef &r, const char *what) {
+            return r.layer >= stop ? invalid(std::string(what) + " names layer " + std::to_string(r.layer) +
+                                             ", which a forward stopped at layer " + std::to_string(stop) + " does not run")
+                                   : Status::ok();
+        };
+        if (opt.weightsMode == WeightsRequest::Mode::All || opt.captureQKV)
+            return invalid("a forward stopped at layer " + std::to_string(stop) +
+                           " cannot capture every layer's weights or Q, K, V");
+        if (opt.weightsMode == WeightsRequest::Mode::Heads)
+            for (const HeadRef &r : opt.weightHeads)
+                if (Status st = after(r, "a weights request"); !st) return st;
+        for (const HeadAblation &a : opt.ablations)
+            if (Status st = after(a.head, "an ablation"); !st) return st;
+        for (const HeadOverride &o : opt.overrides)
+            if (Status st = after(o.head, "a weights override"); !st) return st;
+    }
     return Status::ok();
 }
 
