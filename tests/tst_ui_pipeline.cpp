@@ -87,6 +87,9 @@ private slots:
     void stepping();
     void playWalksThroughTheStages();
     void multiHeadStep();
+    void tiledStepByHand();
+    void tiledStepMatchesTheKeysSoFar();
+    void tiledStageInView();
     void toyByHand();
     void toySession();
     void toyDragAndTypedQkv();
@@ -282,7 +285,7 @@ void TestPipeline::stepping()
     f.view->setStage(PipelineStage::Input);
     QCOMPARE(f.view->panels().size(), 1);
     QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage::Input));
-    const QList<int> expectedPanels{1, 3, 3, 2, 3, 2, 3, 3};
+    const QList<int> expectedPanels{1, 3, 3, 2, 3, 2, 3, 3, 3};
     for (int i = 1; i < kPipelineStageCount; ++i) {
         QTest::keyClick(f.view, Qt::Key_Right);
         QCOMPARE(int(f.view->stage()), i);
@@ -292,6 +295,8 @@ void TestPipeline::stepping()
     QTest::keyClick(f.view, Qt::Key_Right);   // stays on the last stage
     QCOMPARE(f.view->stage(), PipelineStage::Heads);
     QTest::keyClick(f.view, Qt::Key_Left);
+    QCOMPARE(f.view->stage(), PipelineStage::Tiled);
+    f.view->stepBack();
     QCOMPARE(f.view->stage(), PipelineStage::Output);
     f.view->stepBack();
     QCOMPARE(f.view->stage(), PipelineStage::Softmax);
@@ -362,6 +367,144 @@ void TestPipeline::multiHeadStep()
     QCOMPARE(f.view->panels().at(2)->matrix().cols, DM);
     QVERIFY2(f.view->checkText().contains(QStringLiteral("✓")), qPrintable(f.view->checkText()));
     QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage::Heads));
+}
+
+// The online softmax on numbers worked by hand: one query, two keys with scores 0 and ln 3, one key per block.
+// Block 0: m = 0, l = 1, Õ = v0. Block 1: m = ln 3, the rescale e^(0 − ln 3) = 1/3, l = 1/3 + 1 = 4/3,
+// Õ = v0/3 + v1, O = (v0 + 3 v1) / 4 — the softmax weights 1/4 and 3/4. A masked key (−∞) changes nothing.
+void TestPipeline::tiledStepByHand()
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<double> masked{0.0, std::log(3.0), -inf,   // row 0
+                                     -inf, -inf, -inf,           // row 1: sees nothing
+                                     -inf, 2.0, 2.0};            // row 2: two equal scores after a masked key
+    const std::vector<double> v{4.0, 8.0,  12.0, -4.0,  100.0, 100.0};   // [3, 2]
+    TiledStep t = tiledStep(masked, v, 3, 2, 1, 0);
+    QCOMPARE(t.blocks, 3);
+    QCOMPARE(t.keyBegin, 0);
+    QCOMPARE(t.keyEnd, 1);
+    QCOMPARE(t.m[0], 0.0);
+    QCOMPARE(t.l[0], 1.0);
+    QCOMPARE(t.acc[0], 4.0);
+    QCOMPARE(t.acc[1], 8.0);
+    QCOMPARE(t.m[1], -inf);
+    QCOMPARE(t.l[1], 0.0);
+    QCOMPARE(t.out[2], 0.0);   // row 1 has seen no key: O = 0, as the engine returns
+    QCOMPARE(t.m[2], -inf);
+    t = tiledStep(masked, v, 3, 2, 1, 1);
+    QVERIFY(std::abs(t.m[0] - std::log(3.0)) < 1e-15);
+    QVERIFY(std::abs(t.rescale[0] - 1.0 / 3.0) < 1e-15);
+    QVERIFY(std::abs(t.l[0] - 4.0 / 3.0) < 1e-15);
+    QVERIFY(std::abs(t.acc[0] - (4.0 / 3.0 + 12.0)) < 1e-12);
+    QVERIFY(std::abs(t.out[0] - (4.0 + 3.0 * 12.0) / 4.0) < 1e-12);
+    QVERIFY(std::abs(t.out[1] - (8.0 - 3.0 * 4.0) / 4.0) < 1e-12);
+    QVERIFY(std::abs(t.lse[0] - std::log(4.0)) < 1e-15);   // ln(e^0 + e^(ln 3))
+    QCOMPARE(t.m[2], 2.0);
+    QCOMPARE(t.rescale[2], 0.0);   // from nothing (−∞) to 2: the empty l and Õ are multiplied by 0
+    QCOMPARE(t.l[2], 1.0);
+    t = tiledStep(masked, v, 3, 2, 1, 2);
+    QCOMPARE(t.rescale[0], 1.0);   // a masked key: the maximum did not grow
+    QVERIFY(std::abs(t.l[0] - 4.0 / 3.0) < 1e-15);
+    QCOMPARE(t.rescale[2], 1.0);   // an equal score: no rescale, l = 2
+    QCOMPARE(t.l[2], 2.0);
+    QCOMPARE(t.out[4], (12.0 + 100.0) / 2.0);   // keys 1 and 2 weigh 1/2 each
+    QCOMPARE(t.out[5], (-4.0 + 100.0) / 2.0);
+    QVERIFY(std::abs(t.lse[2] - (2.0 + std::log(2.0))) < 1e-15);
+    QCOMPARE(tiledStep(masked, v, 3, 2, 1, 9).block, 2);   // clamped
+    QCOMPARE(tiledStep(masked, v, 3, 2, 0, 0).keyEnd, 1);  // at least one key per block
+}
+
+// On a real head (induction-gpt2 L1 H2, causal, 11 tokens) with 3 keys per block: after every block each row's m,
+// l and Õ are those of the keys read so far, summed here directly without any recurrence; the rescale is
+// e^(m before − m after); and after the last block O and the LSE are the softmax stage's P V and ln Σ e^S″.
+void TestPipeline::tiledStepMatchesTheKeysSoFar()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa va bo he so ve pa"));
+    PipelineSettings st;
+    st.layer = 1;
+    st.head = 2;
+    f.run(st);
+    const auto s = f.view->snapshot();
+    const int n = s->n, D = s->dHead;
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto upTo = [&](int i, int end, std::vector<double> *acc) {
+        double m = -inf, l = 0.0;
+        for (int j = 0; j < end; ++j) m = std::max(m, s->stages.masked[std::size_t(i * n + j)]);
+        if (acc) acc->assign(std::size_t(D), 0.0);
+        if (m == -inf) return std::make_pair(m, l);
+        for (int j = 0; j < end; ++j) {
+            const double e = std::exp(s->stages.masked[std::size_t(i * n + j)] - m);
+            l += e;
+            if (acc)
+                for (int c = 0; c < D; ++c) (*acc)[std::size_t(c)] += e * s->v[std::size_t(j * D + c)];
+        }
+        return std::make_pair(m, l);
+    };
+    const int blocks = (n + 2) / 3;
+    double grewSomewhere = 0;
+    for (int b = 0; b < blocks; ++b) {
+        const TiledStep t = tiledStep(s->stages.masked, s->v, n, D, 3, b);
+        QCOMPARE(t.blocks, blocks);
+        QCOMPARE(t.keyBegin, 3 * b);
+        QCOMPARE(t.keyEnd, std::min(n, 3 * b + 3));
+        for (int i = 0; i < n; ++i) {
+            std::vector<double> acc;
+            const auto [m, l] = upTo(i, t.keyEnd, &acc);
+            const auto [mBefore, lBefore] = upTo(i, t.keyBegin, nullptr);
+            QCOMPARE(t.m[std::size_t(i)], m);
+            QVERIFY(std::abs(t.l[std::size_t(i)] - l) < 1e-12 * std::max(1.0, l));
+            for (int c = 0; c < D; ++c) QVERIFY(std::abs(t.acc[std::size_t(i * D + c)] - acc[std::size_t(c)]) < 1e-9);
+            const double rescale = m == -inf ? 1.0 : (mBefore == -inf ? 0.0 : std::exp(mBefore - m));
+            QVERIFY(std::abs(t.rescale[std::size_t(i)] - rescale) < 1e-15);
+            if (b > 0 && lBefore > 0 && rescale < 1.0) ++grewSomewhere;
+        }
+        if (b + 1 == blocks) {
+            QVERIFY(maxDiff(t.out, s->stages.output) < 1e-12);
+            for (int i = 0; i < n; ++i) {
+                const auto [m, l] = upTo(i, n, nullptr);
+                QVERIFY(std::abs(t.lse[std::size_t(i)] - (m + std::log(l))) < 1e-12);
+            }
+        }
+    }
+    QVERIFY(grewSomewhere > 0);   // the head does rescale somewhere: the recurrence is exercised
+}
+
+// The stage in the view: the block's scores, m / l / rescale and Õ; stepping the blocks; the check at the last
+// block; keys per block and the block in sessions; an input over the limit is said, not computed.
+void TestPipeline::tiledStageInView()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa va bo he"));
+    f.run(PipelineSettings{});
+    const int n = f.view->snapshot()->n;
+    f.view->setStage(PipelineStage::Tiled);
+    QCOMPARE(f.view->panels().size(), 3);
+    QVERIFY(f.view->tiledStepShown());
+    QCOMPARE(f.view->tiledStepShown()->keyEnd, (n + 3) / 4);   // default: four blocks
+    QVERIFY2(f.view->panels().at(0)->matrix().title.contains(QStringLiteral("block 0 of 4")),
+             qPrintable(f.view->panels().at(0)->matrix().title));
+    QCOMPARE(f.view->panels().at(1)->matrix().cols, 3);
+    QCOMPARE(f.view->panels().at(2)->matrix().cols, f.view->snapshot()->dHead);
+    QVERIFY(!f.view->checkText().contains(QStringLiteral("✓")));
+    f.view->setTileStep(2, 99);   // clamped to the last block
+    QCOMPARE(f.view->tileBlock(), (n + 1) / 2 - 1);
+    QVERIFY2(f.view->checkText().contains(QStringLiteral("✓")), qPrintable(f.view->checkText()));
+    QVERIFY(f.view->panels().at(2)->matrix().title.startsWith(QStringLiteral("O = Õ / l")));
+    QCOMPARE(*f.view->panels().at(2)->matrix().values, f.view->tiledStepShown()->out);
+    f.view->setTileStep(2, 1);
+    QCOMPARE(f.view->panels().at(0)->matrix().cols, 2);
+    QCOMPARE(f.view->panels().at(0)->matrix().colLabels, f.view->snapshot()->tokens.mid(2, 2));
+    const QJsonObject state = f.view->sessionState();
+    QCOMPARE(state.value("tile_keys").toInt(), 2);
+    QCOMPARE(state.value("tile_block").toInt(), 1);
+    QCOMPARE(state.value("stage").toString(), QStringLiteral("tiled"));
+    PipelineView other(&f.subject);
+    QString error;
+    QVERIFY2(other.restoreSessionState(state, &error), qPrintable(error));
+    QVERIFY(other.runner()->waitForIdle());
+    QCOMPARE(other.sessionState(), state);
+    QCOMPARE(other.tiledStepShown()->keyBegin, 2);
+    QVERIFY(!other.restoreSessionState(QJsonObject{{"tile_keys", 513}}, &error));
+    QVERIFY2(error.startsWith(QStringLiteral("tile_keys:")), qPrintable(error));
 }
 
 // The toy: two tokens, d_model 2, d_k 1, numbers chosen so that every stage is worked out by hand, and a number
@@ -758,6 +901,12 @@ void TestPipeline::showView()
     QCOMPARE(f.view->settings().head, 0);
     QVERIFY(!f.view->showView(QStringLiteral("pipeline:one"), &error));
     QVERIFY(error.contains(QStringLiteral("pipeline:LAYER.HEAD")));
+    QVERIFY(!f.view->showView(QStringLiteral("pipeline:1.2:relu"), &error));
+    QVERIFY2(error.contains(QStringLiteral("tiled")), qPrintable(error));
+    QVERIFY2(f.view->showView(QStringLiteral("pipeline:1.0:tiled"), &error), qPrintable(error));
+    QVERIFY(f.view->runner()->waitForIdle());
+    QCOMPARE(f.view->stage(), PipelineStage::Tiled);
+    QCOMPARE(f.view->panels().size(), 3);
     // A layer the model lacks is accepted (a session restores state before its model opens) and the run says why.
     QVERIFY(f.view->showView(QStringLiteral("pipeline:9.0"), &error));
     QVERIFY(f.view->runner()->waitForIdle());

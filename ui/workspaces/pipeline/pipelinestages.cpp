@@ -21,7 +21,7 @@ QString tr(const char *s) { return QCoreApplication::translate("attnui::Pipeline
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-const char *const kStageNames[kPipelineStageCount] = {"input", "qkv", "dot", "scale", "mask", "softmax", "output", "heads"};
+const char *const kStageNames[kPipelineStageCount] = {"input", "qkv", "dot", "scale", "mask", "softmax", "output", "tiled", "heads"};
 const char *const kMaskNames[] = {"model", "bidirectional", "causal", "window"};
 
 QString positionalLabel(attn::PositionKind p)
@@ -66,6 +66,7 @@ QString stageTitle(PipelineStage s)
     case PipelineStage::Mask: return QStringLiteral("+ M");
     case PipelineStage::Softmax: return QStringLiteral("softmax");
     case PipelineStage::Output: return QStringLiteral("·V");
+    case PipelineStage::Tiled: return QStringLiteral("tiled");
     case PipelineStage::Heads: return QStringLiteral("⊕ · W_O");
     }
     return {};
@@ -81,6 +82,9 @@ QString stageFormula(PipelineStage s)
     case PipelineStage::Mask: return QStringLiteral("S″ = S′ + M,   M_ij = 0 (allowed) or −∞ (masked)");
     case PipelineStage::Softmax: return QStringLiteral("P_ij = exp(S″_ij) / Σ_j′ exp(S″_ij′)");
     case PipelineStage::Output: return QStringLiteral("Y = P V:   y_i = Σ_j P_ij v_j");
+    case PipelineStage::Tiled:
+        return QStringLiteral("block b:  m ← max(m, max_b S″),  l ← α l + Σ_b e^(S″−m),  Õ ← α Õ + e^(S″_b−m) V_b\n"
+                              "α = e^(m′−m) (m′: m before the block);   after the last block  O = Õ / l");
     case PipelineStage::Heads: return QStringLiteral("MultiHead(X) = [Y_0 | Y_1 | … | Y_(H−1)] W_O + b_O");
     }
     return {};
@@ -110,6 +114,11 @@ QString stageExplanation(PipelineStage s)
     case PipelineStage::Output:
         return tr("Each token's output is the weighted average of the value vectors, using its row of weights. The "
                   "heads' outputs are concatenated and projected by W_O back into the residual stream.");
+    case PipelineStage::Tiled:
+        return tr("How a fast kernel (FlashAttention) gets the same Y without ever holding the n × n weights: it reads "
+                  "the keys a block at a time and keeps, per query row, only the largest score so far (m), the sum of "
+                  "e^(score − m) so far (l) and an unnormalised output Õ. When a block raises m, l and Õ are rescaled "
+                  "by e^(m′ − m). After the last block O = Õ / l is exactly P V: memory O(n), work still O(n²).");
     case PipelineStage::Heads:
         return tr("Every head of the layer does the same with its own Q, K and V. Their outputs, n × d_k each, are put "
                   "side by side (head 0 in the first d_k columns, then head 1, …) and one learned matrix W_O maps the "
@@ -177,6 +186,59 @@ HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<dou
             for (std::size_t c = 0; c < D; ++c) h.output[i * D + c] += h.weights[i * N + j] * v[j * D + c];
     }
     return h;
+}
+
+TiledStep tiledStep(const std::vector<double> &masked, const std::vector<double> &v, int n, int dHead, int blockKeys,
+                    int block)
+{
+    TiledStep t;
+    const std::size_t N = std::size_t(std::max(n, 0)), D = std::size_t(std::max(dHead, 0));
+    if (N == 0) return t;
+    blockKeys = std::clamp(blockKeys, 1, n);
+    t.blocks = (n + blockKeys - 1) / blockKeys;
+    t.block = std::clamp(block, 0, t.blocks - 1);
+    t.keyBegin = t.block * blockKeys;
+    t.keyEnd = std::min(n, t.keyBegin + blockKeys);
+    const std::size_t width = std::size_t(t.keyEnd - t.keyBegin);
+    t.tile.assign(N * width, 0.0);
+    t.rescale.assign(N, 1.0);
+    t.m.assign(N, kNegInf);
+    t.l.assign(N, 0.0);
+    t.acc.assign(N * D, 0.0);
+    t.out.assign(N * D, 0.0);
+    t.lse.assign(N, kNegInf);
+    for (std::size_t i = 0; i < N; ++i) {
+        double m = kNegInf, l = 0.0;
+        double *acc = t.acc.data() + i * D;
+        // The blocks in order, as the kernel sweeps them; the last one is the step shown.
+        for (int b = 0; b <= t.block; ++b) {
+            const std::size_t j0 = std::size_t(b * blockKeys), j1 = std::min(N, j0 + std::size_t(blockKeys));
+            double blockMax = kNegInf;
+            for (std::size_t j = j0; j < j1; ++j) blockMax = std::max(blockMax, masked[i * N + j]);
+            const double mNew = std::max(m, blockMax);
+            // e^(m − mNew): 1 when the maximum did not grow; 0 when nothing was seen before (l and Õ are 0 anyway).
+            const double alpha = mNew == kNegInf ? 1.0 : (m == kNegInf ? 0.0 : std::exp(m - mNew));
+            l *= alpha;
+            for (std::size_t c = 0; c < D; ++c) acc[c] *= alpha;
+            for (std::size_t j = j0; j < j1; ++j) {
+                const double s = masked[i * N + j];
+                if (s == kNegInf) continue;
+                const double e = std::exp(s - mNew);
+                l += e;
+                for (std::size_t c = 0; c < D; ++c) acc[c] += e * v[j * D + c];
+            }
+            m = mNew;
+            if (b == t.block) t.rescale[i] = alpha;
+        }
+        for (std::size_t j = 0; j < width; ++j) t.tile[i * width + j] = masked[i * N + std::size_t(t.keyBegin) + j];
+        t.m[i] = m;
+        t.l[i] = l;
+        if (l > 0.0) {
+            for (std::size_t c = 0; c < D; ++c) t.out[i * D + c] = acc[c] / l;
+            t.lse[i] = m + std::log(l);
+        }
+    }
+    return t;
 }
 
 attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, const QString &text,

@@ -36,10 +36,11 @@ QString maskName(PipelineSettings::Mask mask);                 // "model", "bidi
 bool maskFromName(const QString &name, PipelineSettings::Mask *mask);
 
 // The stages, in order; each has a short name, a one-line formula and a sentence of explanation.
+// Tiled: the same P V computed as FlashAttention does, key block by key block (tiledStep below).
 // Heads: every head of the layer with the same settings, side by side, concatenated and projected by W_O.
-enum class PipelineStage { Input, Projections, Dot, Scale, Mask, Softmax, Output, Heads };
-constexpr int kPipelineStageCount = 8;
-QString stageName(PipelineStage s);          // "input", "qkv", "dot", "scale", "mask", "softmax", "output", "heads"
+enum class PipelineStage { Input, Projections, Dot, Scale, Mask, Softmax, Output, Tiled, Heads };
+constexpr int kPipelineStageCount = 9;
+QString stageName(PipelineStage s);          // "input", "qkv", "dot", "scale", "mask", "softmax", "output", "tiled", "heads"
 bool stageFromName(const QString &name, PipelineStage *stage);
 QString stageTitle(PipelineStage s);         // "X", "Q, K, V", "QKᵀ", "÷√d_k", "+ M", "softmax", "·V", "⊕ · W_O"
 QString stageFormula(PipelineStage s);       // "S = Q Kᵀ"
@@ -63,6 +64,28 @@ struct HeadStages {
 };
 HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<double> &k, const std::vector<double> &v,
                              const std::vector<double> &bias, int n, int dHead, double factor, double temperature);
+
+// The tiled (FlashAttention-2) algorithm on one head's masked scores S″ [n, n] and V [n, d_k], in fp64: the keys
+// are swept in blocks of `blockKeys`; after block b (0-based) every query row i holds
+//   m_i = max of S″_ij over the keys so far                 (−∞ while the row has seen no allowed key)
+//   l_i = Σ_j e^(S″_ij − m_i) over the keys so far
+//   Õ_i = Σ_j e^(S″_ij − m_i) v_j over the keys so far       (unnormalised)
+// updated from block b − 1 by the rescale factor e^(m_old − m_new) (1 when m did not grow, 0 from −∞): the kernel
+// never holds a row of P. After the last block O = Õ / l is softmax(S″) V and m + ln l is the row's LSE. Query rows
+// are independent, so the kernel's query blocks (32 or 64 rows) only split this work; here every row is shown.
+struct TiledStep {
+    int block = 0, blocks = 0;                // this block and how many there are: ⌈n / blockKeys⌉
+    int keyBegin = 0, keyEnd = 0;             // its keys [keyBegin, keyEnd)
+    std::vector<double> tile;                 // [n, keyEnd − keyBegin]: S″ of those keys
+    std::vector<double> rescale;              // [n]: e^(m_old − m) applied to l and Õ at this block
+    std::vector<double> m, l;                 // [n] after this block
+    std::vector<double> acc;                  // [n, d_k]: Õ after this block
+    std::vector<double> out;                  // [n, d_k]: Õ / l (0 for rows with l = 0)
+    std::vector<double> lse;                  // [n]: m + ln l (−∞ for rows with no allowed key yet)
+};
+// blockKeys in 1 … n, block in 0 … ⌈n / blockKeys⌉ − 1 (both clamped). O(n · keyEnd · d_k).
+TiledStep tiledStep(const std::vector<double> &masked, const std::vector<double> &v, int n, int dHead, int blockKeys,
+                    int block);
 
 struct PipelineSnapshot : Snapshot {
     PipelineSettings settings;

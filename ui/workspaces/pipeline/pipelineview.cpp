@@ -26,13 +26,16 @@
 #include <QScrollBar>
 #include <QShortcut>
 #include <QSpinBox>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace attnui {
@@ -187,6 +190,33 @@ void PipelineView::buildUi()
     m_stageText = new QLabel;
     m_stageText->setWordWrap(true);
     fig->addWidget(m_stageText);
+    // The tiled stage: one key block at a time.
+    m_tileBar = new QWidget;
+    auto *tileRow = new QHBoxLayout(m_tileBar);
+    tileRow->setContentsMargins(0, 0, 0, 0);
+    m_tilePrev = new QToolButton;
+    m_tilePrev->setText(tr("◀ Block"));
+    m_tilePrev->setToolTip(tr("The previous key block"));
+    m_tileNext = new QToolButton;
+    m_tileNext->setText(tr("Block ▶"));
+    m_tileNext->setToolTip(tr("The next key block"));
+    m_tileLabel = new QLabel;
+    m_tileKeysBox = new QSpinBox;
+    m_tileKeysBox->setRange(1, kTiledMaxTokens);
+    m_tileKeysBox->setPrefix(tr("keys per block "));
+    m_tileKeysBox->setToolTip(tr("How many keys the kernel reads at a time (the engine's CPU kernel reads 64 or more)"));
+    tileRow->addWidget(m_tilePrev);
+    tileRow->addWidget(m_tileLabel);
+    tileRow->addWidget(m_tileNext);
+    tileRow->addSpacing(12);
+    tileRow->addWidget(m_tileKeysBox);
+    tileRow->addStretch(1);
+    fig->addWidget(m_tileBar);
+    connect(m_tilePrev, &QToolButton::clicked, this, [this] { setTileStep(m_tileKeys, m_tileBlock - 1); });
+    connect(m_tileNext, &QToolButton::clicked, this, [this] { setTileStep(m_tileKeys, m_tileBlock + 1); });
+    connect(m_tileKeysBox, &QSpinBox::valueChanged, this, [this](int keys) {
+        if (keys != effectiveTileKeys()) setTileStep(keys, 0);
+    });
     // Inputs stacked on the left, the stage's result on the right; scrolls when the window is narrow.
     auto *grid = new QGridLayout;
     grid->setHorizontalSpacing(10);
@@ -267,13 +297,17 @@ QString PipelineView::guide() const
               "forward pass: X, then Q, K and V, the scores QKᵀ, the scaling by √d_k, the mask, the softmax and Y = PV. "
               "It follows the model, text and head chosen in Explore.</p>"
               "<p>Step with ← / → or PageUp / PageDown (a presentation clicker sends these) or the buttons; ▶ Play (or "
-              "Space) walks through the stages on its own, slow, normal or fast, for a lecture. The last stage, "
-              "⊕ · W_O, puts every head of the layer side by side and projects them with W_O. Tick <i>Toy</i> on the "
+              "Space) walks through the stages on its own, slow, normal or fast, for a lecture. <i>tiled</i> computes the "
+              "same Y the way FlashAttention does, one block of keys at a time, with ◀ Block / Block ▶ and the keys "
+              "per block beside them: per query row the running maximum m, the running sum l, the rescale α when m "
+              "grows and the unnormalised output Õ — and after the last block O = Õ / l, checked against P V (up to "
+              "%1 tokens). The last stage, ⊕ · W_O, puts every head of the layer side by side and projects them with W_O. Tick <i>Toy</i> on the "
               "right to type your own X, W_Q, W_K and W_V (up to 8 tokens and 8 dimensions) — or Q, K and V directly "
               "— and watch every stage follow; drag a number left or right to change it gradually (Shift: ten times "
               "faster). The controls on the right switch the scaling off, change the softmax temperature, the mask or the positions, and every "
               "later stage follows.</p>"
-              "<p>Try: untick the √d_k scaling on a head with large scores and watch the softmax become sharper.</p>");
+              "<p>Try: untick the √d_k scaling on a head with large scores and watch the softmax become sharper.</p>")
+        .arg(kTiledMaxTokens);
 }
 
 QString PipelineView::explanation() const
@@ -499,6 +533,8 @@ void PipelineView::showStage()
     m_next->setEnabled(int(m_stage) + 1 < kPipelineStageCount);
     m_formula->setText(stageFormula(m_stage));
     m_stageText->setText(stageExplanation(m_stage));
+    m_tileBar->setVisible(m_stage == PipelineStage::Tiled && m_snapshot && m_snapshot->n <= kTiledMaxTokens);
+    m_tiled.reset();
     const auto *s = m_snapshot.get();
     if (!s) {
         for (MatrixPanel *p : m_panels) p->hide();
@@ -553,6 +589,42 @@ void PipelineView::showStage()
     Cat.colTitle = tr("head·dimension");
     for (MatrixSpec *m : {&Cat, &Wo, &Out}) m->asHeatmap = true;   // every head's columns at once, not a 16-column table
 
+    // The tiled stage: the key block's scores, the row statistics after it, and the running output.
+    MatrixSpec Tile, Stats, Acc;
+    const bool tiledShown = m_stage == PipelineStage::Tiled && s->n <= kTiledMaxTokens;
+    if (tiledShown) {
+        m_tiled = std::make_shared<const TiledStep>(
+            tiledStep(s->stages.masked, s->v, s->n, s->dHead, effectiveTileKeys(), m_tileBlock));
+        const TiledStep &t = *m_tiled;
+        m_tileBlock = t.block;   // a session's block beyond this input's blocks is its last
+        const auto shareTile = [&](const std::vector<double> &v) { return std::shared_ptr<const std::vector<double>>(m_tiled, &v); };
+        auto stats = std::make_shared<std::vector<double>>(std::size_t(s->n) * 3);
+        for (int i = 0; i < s->n; ++i) {
+            (*stats)[std::size_t(i) * 3] = t.m[std::size_t(i)];
+            (*stats)[std::size_t(i) * 3 + 1] = t.l[std::size_t(i)];
+            (*stats)[std::size_t(i) * 3 + 2] = t.rescale[std::size_t(i)];
+        }
+        const bool last = t.block + 1 == t.blocks;
+        const int width = t.keyEnd - t.keyBegin;
+        Tile = MatrixSpec{tr("S″ of keys %1–%2  (block %3 of %4, n × %5)").arg(t.keyBegin).arg(t.keyEnd - 1)
+                              .arg(t.block).arg(t.blocks).arg(width),
+                          tr("masked score"), s->n, width, shareTile(t.tile), {}, tok, tok.mid(t.keyBegin, width),
+                          K::Signed, tr("query"), tr("key")};
+        Stats = MatrixSpec{tr("m, l and the rescale α after block %1").arg(t.block), tr("value"), s->n, 3,
+                           std::shared_ptr<const std::vector<double>>(std::move(stats)), {}, tok,
+                           {QStringLiteral("m"), QStringLiteral("l"), QStringLiteral("α")}, K::Signed,
+                           tr("query"), tr("statistic")};
+        Acc = last ? mat(tr("O = Õ / l after the last block  (n × d_k; = Y = P V)"), tr("o"), t.out, s->dHead, dk)
+                   : mat(tr("Õ after block %1  (unnormalised, n × d_k)").arg(t.block), tr("õ"), t.acc, s->dHead, dk);
+        Acc.values = shareTile(last ? t.out : t.acc);
+        m_tileLabel->setText(tr("block %1 of %2 (keys %3–%4)").arg(t.block).arg(t.blocks).arg(t.keyBegin).arg(t.keyEnd - 1));
+        m_tilePrev->setEnabled(t.block > 0);
+        m_tileNext->setEnabled(!last);
+        const QSignalBlocker quiet(m_tileKeysBox);
+        m_tileKeysBox->setMaximum(std::max(1, s->n));
+        m_tileKeysBox->setValue(effectiveTileKeys());
+    }
+
     QList<MatrixSpec> shown;
     QString op = QStringLiteral("→");
     switch (m_stage) {
@@ -563,6 +635,7 @@ void PipelineView::showStage()
     case PipelineStage::Mask: shown = {S1, M, S2}; break;
     case PipelineStage::Softmax: shown = {S2, Pm}; break;
     case PipelineStage::Output: shown = {Pm, V, Y}; break;
+    case PipelineStage::Tiled: if (tiledShown) shown = {Tile, Stats, Acc}; break;
     case PipelineStage::Heads: shown = s->wo.empty() ? QList<MatrixSpec>{Cat} : QList<MatrixSpec>{Cat, Wo, Out}; break;
     }
     // Places: 0 and 1 are the inputs (stacked), 2 the result.
@@ -614,6 +687,37 @@ void PipelineView::showStage()
                                              headsOk ? QStringLiteral("✓") : QStringLiteral("✗"));
         check += s->wo.empty() ? tr(". This model has no W_O to show.") : tr(". W_O and b_O are the checkpoint's.");
     }
+    if (m_stage == PipelineStage::Tiled) {
+        if (!tiledShown) {
+            check = tr("The tiled step-through shows inputs up to %1 tokens; this one has %2.").arg(kTiledMaxTokens).arg(s->n);
+        } else if (m_tiled->block == 0 && m_tiled->blocks > 1) {
+            check = tr("Block 0: each row starts from these keys alone: m is their largest score, l = Σ e^(S″ − m), "
+                       "Õ = Σ e^(S″ − m) v (nothing to rescale yet; α is 0 from m′ = −∞). Step to the next block.");
+        } else if (m_tiled->block + 1 < m_tiled->blocks) {
+            int grew = 0;
+            for (double r : m_tiled->rescale) grew += r < 1.0;
+            check = tr("Block %1: %2 of %3 rows found a larger score here, so their l and Õ were rescaled "
+                       "(α < 1). Step to the last block for O and the check.")
+                        .arg(m_tiled->block).arg(grew).arg(s->n);
+        } else {
+            // Against the exact softmax: Y = P V of the softmax stage, and each row's LSE summed directly.
+            const std::size_t N = std::size_t(s->n);
+            double dO = 0.0, dLse = 0.0;
+            for (std::size_t c = 0; c < m_tiled->out.size(); ++c) dO = std::max(dO, std::fabs(m_tiled->out[c] - s->stages.output[c]));
+            for (std::size_t i = 0; i < N; ++i) {
+                double m = -std::numeric_limits<double>::infinity(), sum = 0.0;
+                for (std::size_t j = 0; j < N; ++j) m = std::max(m, s->stages.masked[i * N + j]);
+                if (!std::isfinite(m)) continue;
+                for (std::size_t j = 0; j < N; ++j) sum += std::exp(s->stages.masked[i * N + j] - m);
+                dLse = std::max(dLse, std::fabs(m + std::log(sum) - m_tiled->lse[i]));
+            }
+            const bool tiledOk = dO <= 1e-9 && dLse <= 1e-9;   // fp64 both ways: only round-off differs
+            check = tr("Check: O = Õ / l after the last block vs Y = P V of the exact softmax: max |Δ| = %1; m + ln l vs "
+                       "ln Σ_j e^(S″_ij): max |Δ| = %2 %3. No n × n matrix of weights was needed.")
+                        .arg(QString::number(dO, 'e', 1), QString::number(dLse, 'e', 1),
+                             tiledOk ? QStringLiteral("✓") : QStringLiteral("✗"));
+        }
+    }
     if (!s->settings.scale || s->settings.temperature != 1.0)
         check += tr(". The stages above use your settings, not the model's.");
     m_check->setText(check);
@@ -649,9 +753,26 @@ QJsonObject PipelineView::sessionState() const
     return state;
 }
 
+int PipelineView::effectiveTileKeys() const
+{
+    const int n = m_snapshot ? std::max(1, m_snapshot->n) : 1;
+    return m_tileKeys > 0 ? std::min(m_tileKeys, n) : (n + 3) / 4;
+}
+
+void PipelineView::setTileStep(int keysPerBlock, int block)
+{
+    m_tileKeys = std::max(0, keysPerBlock);
+    const int n = m_snapshot ? std::max(1, m_snapshot->n) : 0;
+    const int blocks = n > 0 ? (n + effectiveTileKeys() - 1) / effectiveTileKeys() : 1;
+    m_tileBlock = std::clamp(block, 0, std::max(0, blocks - 1));
+    if (m_stage == PipelineStage::Tiled) showStage();
+}
+
 QJsonObject PipelineView::baseSessionState() const
 {
     return {{QStringLiteral("layer"), m_settings.layer},
+            {QStringLiteral("tile_keys"), m_tileKeys},
+            {QStringLiteral("tile_block"), m_tileBlock},
             {QStringLiteral("head"), m_settings.head},
             {QStringLiteral("stage"), stageName(m_stage)},
             {QStringLiteral("scale"), m_settings.scale},
@@ -666,7 +787,8 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
 {
     StateReader in(state, {QStringLiteral("layer"), QStringLiteral("head"), QStringLiteral("stage"), QStringLiteral("scale"),
                            QStringLiteral("temperature"), QStringLiteral("mask"), QStringLiteral("window"),
-                           QStringLiteral("positional"), QStringLiteral("toy")});
+                           QStringLiteral("positional"), QStringLiteral("toy"), QStringLiteral("tile_keys"),
+                           QStringLiteral("tile_block")});
     PipelineSettings s = m_settings;
     PipelineStage stage = m_stage;
     // Layer and head are not checked against the current model: a session or lesson restores its state before
@@ -677,10 +799,12 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
         .integer(QStringLiteral("window"), 0, kMaxIndex, s.window)
         .boolean(QStringLiteral("scale"), s.scale)
         .number(QStringLiteral("temperature"), 0.1, 10.0, s.temperature);
+    int tileKeys = m_tileKeys, tileBlock = m_tileBlock;
+    in.integer(QStringLiteral("tile_keys"), 0, kTiledMaxTokens, tileKeys).integer(QStringLiteral("tile_block"), 0, kMaxIndex, tileBlock);
     QString name;
     in.string(QStringLiteral("stage"), name);
     if (!name.isNull() && !stageFromName(name, &stage))
-        in.fail(QStringLiteral("stage"), tr("must be one of input, qkv, dot, scale, mask, softmax, output, heads"));
+        in.fail(QStringLiteral("stage"), tr("must be one of input, qkv, dot, scale, mask, softmax, output, tiled, heads"));
     name = QString();
     in.string(QStringLiteral("mask"), name);
     if (!name.isNull() && !maskFromName(name, &s.mask))
@@ -737,6 +861,8 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
     }
     if (!in.ok(error)) return false;
     m_stage = stage;
+    m_tileKeys = tileKeys;   // the block is clamped to the input's blocks when the stage is shown
+    m_tileBlock = tileBlock;
     if (toy) m_controls->toyEditor()->setToy(*toy);
     m_controls->toyEditor()->setActive(toy.has_value());
     enableModelControls(!toy);
@@ -747,14 +873,18 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
 
 bool PipelineView::showView(const QString &spec, QString *error)
 {
-    static const QRegularExpression re(QStringLiteral("^pipeline:(\\d+)\\.(\\d+)$"));
+    // pipeline:L.H shows ·V; pipeline:L.H:STAGE another stage (pipeline:1.2:tiled).
+    static const QRegularExpression re(QStringLiteral("^pipeline:(\\d+)\\.(\\d+)(?::([a-z]+))?$"));
     const auto m = re.match(spec);
-    if (!m.hasMatch()) {
-        if (error) *error = tr("view '%1': expected pipeline:LAYER.HEAD, e.g. pipeline:0.1").arg(spec);
+    PipelineStage stage = PipelineStage::Output;
+    if (!m.hasMatch() || (m.hasCaptured(3) && !stageFromName(m.captured(3), &stage))) {
+        if (error)
+            *error = tr("view '%1': expected pipeline:LAYER.HEAD[:STAGE], e.g. pipeline:0.1 or pipeline:0.1:tiled "
+                        "(stages: input, qkv, dot, scale, mask, softmax, output, tiled, heads)").arg(spec);
         return false;
     }
     QJsonObject state{{QStringLiteral("layer"), m.captured(1).toInt()}, {QStringLiteral("head"), m.captured(2).toInt()},
-                      {QStringLiteral("stage"), stageName(PipelineStage::Output)}};
+                      {QStringLiteral("stage"), stageName(stage)}};
     return restoreSessionState(state, error);
 }
 

@@ -72,6 +72,14 @@ public:
     bool isToy() const;
     void setToy(const ToyHead &toy, bool on = true);
 
+    // The tiled stage's step: keys per block (0: ⌈n / 4⌉) and the key block shown (0-based, clamped to the blocks
+    // the input has); sessions keep them as tile_keys and tile_block. Shown up to kTiledMaxTokens tokens.
+    static constexpr int kTiledMaxTokens = 512;
+    void setTileStep(int keysPerBlock, int block);
+    int tileKeys() const { return m_tileKeys; }
+    int tileBlock() const { return m_tileBlock; }
+    std::shared_ptr<const TiledStep> tiledStepShown() const { return m_tiled; }
+
     std::shared_ptr<const PipelineSnapshot> snapshot() const { return m_snapshot; }
     QList<MatrixPanel *> panels() const;     // the panels the current stage shows, left to right
     PipelineControls *controls() const { return m_controls; }
@@ -94,6 +102,7 @@ private:
     void enableModelControls(bool on);
     void showStage();
     void onControlsChanged();
+    int effectiveTileKeys() const;
 
     PipelineSettings m_settings;
     PipelineStage m_stage = PipelineStage::Dot;
@@ -113,6 +122,14 @@ private:
     QList<MatrixPanel *> m_panels;    // three, reused; hidden when a stage needs fewer
     QList<QLabel *> m_operators;      // between the panels
     QLabel *m_check = nullptr;
+    QWidget *m_tileBar = nullptr;     // the tiled stage's block stepper
+    QToolButton *m_tilePrev = nullptr;
+    QToolButton *m_tileNext = nullptr;
+    QLabel *m_tileLabel = nullptr;
+    QSpinBox *m_tileKeysBox = nullptr;
+    int m_tileKeys = 0;
+    int m_tileBlock = 0;
+    std::shared_ptr<const TiledStep> m_tiled;   // the step on screen
     PipelineControls *m_controls = nullptr;
     QScrollArea *m_controlsScroll = nullptr;
     QToolButton *m_play = nullptr;
