@@ -505,6 +505,20 @@ void TestPipeline::tiledStageInView()
     QCOMPARE(other.tiledStepShown()->keyBegin, 2);
     QVERIFY(!other.restoreSessionState(QJsonObject{{"tile_keys", 513}}, &error));
     QVERIFY2(error.startsWith(QStringLiteral("tile_keys:")), qPrintable(error));
+
+    // Over the step-through's limit: said in the check line, no panel left showing an earlier stage's matrix.
+    const QString spec = QStringLiteral("random:layers=1,heads=2,d_model=16,seed=3");
+    QString words;
+    for (int i = 0; i < 300; ++i) words += QStringLiteral("ab ");
+    Fixture big(spec, words);
+    big.run(PipelineSettings{});
+    QVERIFY(big.view->snapshot()->n > PipelineView::kTiledMaxTokens);
+    big.view->setStage(PipelineStage::Output);
+    QCOMPARE(big.view->panels().size(), 3);
+    big.view->setStage(PipelineStage::Tiled);
+    QCOMPARE(big.view->panels().size(), 0);
+    QVERIFY(!big.view->tiledStepShown());
+    QVERIFY2(big.view->checkText().contains(QStringLiteral("up to 512 tokens")), qPrintable(big.view->checkText()));
 }
 
 // The toy: two tokens, d_model 2, d_k 1, numbers chosen so that every stage is worked out by hand, and a number

@@ -641,7 +641,8 @@ void PipelineView::showStage()
     // Places: 0 and 1 are the inputs (stacked), 2 the result.
     // Two tables stack (numbers are wide, rows are few); two heatmaps sit side by side.
     const bool tables = s->n <= MatrixPanel::kMaxTableRows && m_stage != PipelineStage::Heads;
-    const QList<int> place = shown.size() == 1   ? QList<int>{0}
+    const QList<int> place = shown.isEmpty()     ? QList<int>{}   // the tiled stage over its limit
+                             : shown.size() == 1 ? QList<int>{0}
                              : shown.size() == 2 ? (tables ? QList<int>{0, 1} : QList<int>{0, 2})
                                                  : QList<int>{0, 1, 2};
     for (int i = 0; i < m_panels.size(); ++i) m_panels[i]->setVisible(place.contains(i));
