@@ -46,7 +46,8 @@ public:
     HeatmapPlot *currentFigure() const override;
     void setColorMap(ColorMap map) override;
 
-    // layer, head (from 0), stage (input, qkv, dot, scale, mask, softmax, output, heads), scale, temperature,
+    // layer, head (from 0), stage (input, qkv, dot, scale, mask, softmax, output, tiled, heads), tile_keys (0: auto)
+    // and tile_block (the tiled stage's step), scale, temperature,
     // mask (model, bidirectional, causal, window), window, positional (model, none), and with the toy on, toy:
     // {n, d_model, d_k (1 … 8), x, w_q, w_k, w_v: the matrices row-major; q, k, v [n × d_k] when typed directly}.
     QJsonObject sessionState() const override;
