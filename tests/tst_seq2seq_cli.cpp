@@ -3,8 +3,9 @@
 // scripts do, against transformers: tests/fixtures/models/t5-text-d32h4 (a tiny T5 with a Unigram tokenizer.json)
 // and tests/fixtures/seq2seq/text.json (tools/make_seq2seq_text_fixture.py): the tokenizer's ids, greedy
 // generate() sequences, and the eager attentions of teacher-forced passes on a tokenized target; and the --ids /
-// --target-ids route on the t5-gated fixture (tests/fixtures/seq2seq/index.json). Documents are checked against
-// docs/schema/seq2seq.schema.json.
+// --target-ids route on the t5-gated fixture (tests/fixtures/seq2seq/index.json) and on the BART and Marian fixtures
+// (tests/fixtures/seq2seq_bart/index.json, tools/make_bart_fixtures.py: eager attentions and greedy generate()).
+// Documents are checked against docs/schema/seq2seq.schema.json.
 #include "jsonschema.h"
 
 #include <attnscope/npy.h>
@@ -223,6 +224,92 @@ private slots:
         QCOMPARE(some["settings"]["heads"]["encoder"].toArray(), (QJsonArray{QJsonArray{1, 2}, QJsonArray{0, 1}}));
     }
 
+    // BART and Marian through the CLI: the three kinds' weights equal transformers' (stacks with different head
+    // counts and, for marian-split, different vocabularies), greedy generation equals generate().
+    void bartAndMarianMatchTransformers_data()
+    {
+        QTest::addColumn<QString>("caseName");
+        for (const char *c : {"bart-full", "marian-plain", "marian-split"}) QTest::newRow(c) << QString(c);
+    }
+    void bartAndMarianMatchTransformers()
+    {
+        QFETCH(QString, caseName);
+        const QJsonObject index = readJson(kFixtures + "seq2seq_bart/index.json");
+        QJsonObject c;
+        for (const QJsonValue v : index["cases"].toArray())
+            if (v["case"].toString() == caseName) c = v.toObject();
+        QVERIFY(!c.isEmpty());
+        const QString model = kFixtures + "models/" + c["model"].toString();
+        const QJsonObject doc = runDocument({"--model", model, "--ids", idList(c["input_ids"].toArray()), "--target-ids",
+                                             idList(c["decoder_input_ids"].toArray())});
+        QVERIFY(!doc.isEmpty());
+        const QJsonObject config = readJson(model + "/config.json");
+        QCOMPARE(doc["model"]["architecture"].toString(), config["model_type"].toString());
+        QCOMPARE(doc["model"]["heads"].toInt(), config["encoder_attention_heads"].toInt());
+        QCOMPARE(doc["model"]["decoder_heads"].toInt(), config["decoder_attention_heads"].toInt());
+        QCOMPARE(doc["model"]["decoder_layers"].toInt(), config["decoder_layers"].toInt());
+        const qsizetype V = config.contains("decoder_vocab_size") && !config["decoder_vocab_size"].isNull()
+                                ? config["decoder_vocab_size"].toInt() : config["vocab_size"].toInt();
+        QCOMPARE(doc["model"]["decoder_vocab_size"].toInteger(), V);
+        for (const char *kind : {"attention", "decoder_attention", "cross_attention"}) {
+            // transformers' float64 pass (its float32 one is up to 7.4e-6 off it on these peaked fixtures)
+            const char *file = kind == std::string("attention") ? "encoder_attentions_f64.npy"
+                               : kind == std::string("decoder_attention") ? "decoder_attentions_f64.npy" : "cross_attentions_f64.npy";
+            auto want = attn::readNpyFloat32((kFixtures + "seq2seq_bart/" + caseName + "/" + file).toStdString());
+            QVERIFY(want.isOk());
+            QJsonArray flat, perLayer;
+            const QJsonArray layers = doc[kind].toArray();
+            QCOMPARE(qsizetype(want->shape[0]), layers.size());
+            const std::size_t per = want->values.size() / std::size_t(want->shape[0]);
+            for (qsizetype l = 0; l < layers.size(); ++l) {
+                QJsonArray w;
+                for (std::size_t k = 0; k < per; ++k) w.append(double(want->values[std::size_t(l) * per + k]));
+                perLayer.append(w);
+            }
+            const double err = attentionError(layers, perLayer);
+            qInfo("%s %s: %.3g", qPrintable(caseName), kind, err);
+            QVERIFY(err <= 1e-5);
+        }
+        // Greedy: generate() made generated_8 (at most 8 new tokens; it stops after EOS).
+        const QJsonObject gen = runDocument({"--model", model, "--ids", idList(c["input_ids"].toArray()), "--max-new-tokens", "8"});
+        QVERIFY(!gen.isEmpty());
+        QCOMPARE(gen["outputs"]["generated"]["ids"].toArray(), c["generated_8"].toArray());
+        QCOMPARE(gen["outputs"]["generated"]["stopped_at_eos"].toBool(),
+                 c["generated_8"].toArray().last().toInteger() == config["eos_token_id"].toInteger());
+    }
+
+    // Marian from text (tests/fixtures/models/marian-text-d32: source.spm, target.spm, vocab.json and no
+    // tokenizer.json; seq2seq_bart/marian_text.json): the source ids, greedy generate(), and on a target text the
+    // labels (target.spm), the shifted decoder input and the three kinds' eager attentions.
+    void marianFromText()
+    {
+        const QString model = kFixtures + "models/marian-text-d32";
+        const QJsonObject answers = readJson(kFixtures + "seq2seq_bart/marian_text.json");
+        QVERIFY(!answers.isEmpty());
+        for (const QJsonValue g : answers["generation"].toArray()) {
+            const QJsonObject doc = runDocument({"--model", model, "--text", g["text"].toString(), "--max-new-tokens", "8"});
+            QVERIFY(!doc.isEmpty());
+            QCOMPARE(doc["input"]["token_ids"].toArray(), g["ids"].toArray());
+            QCOMPARE(doc["outputs"]["generated"]["ids"].toArray(), g["generated_8"].toArray());
+        }
+        for (const QJsonValue p : answers["pairs"].toArray()) {
+            const QJsonObject doc = runDocument({"--model", model, "--text", p["source"].toString(), "--target-text",
+                                                 p["target"].toString()});
+            QVERIFY(!doc.isEmpty());
+            QCOMPARE(doc["input"]["labels"].toArray(), p["labels"].toArray());
+            QCOMPARE(doc["input"]["target_ids"].toArray(), p["decoder_input_ids"].toArray());
+            const double enc = attentionError(doc["attention"].toArray(), p["encoder_attentions"].toArray());
+            const double dec = attentionError(doc["decoder_attention"].toArray(), p["decoder_attentions"].toArray());
+            const double cross = attentionError(doc["cross_attention"].toArray(), p["cross_attentions"].toArray());
+            qInfo("%s: encoder %.3g, decoder %.3g, cross %.3g", qPrintable(p["source"].toString()), enc, dec, cross);
+            QVERIFY(enc <= 1e-5 && dec <= 1e-5 && cross <= 1e-5);
+        }
+        const CliRun info = runCli({"info", "--model", model});
+        QVERIFY2(info.exitCode == 0, info.err.constData());
+        const QJsonObject described = QJsonDocument::fromJson(info.out).object();
+        QCOMPARE(described["tokenizer"].toObject()["kind"].toString(), QStringLiteral("sentencepiece"));
+    }
+
     // `info` on an encoder–decoder folder describes both stacks instead of refusing model_type t5.
     void info()
     {
@@ -240,6 +327,18 @@ private slots:
         const CliRun bare = runCli({"info", "--model", kFixtures + "models/t5-gated-d48h3"});
         QVERIFY2(bare.exitCode == 0, bare.err.constData());
         QVERIFY(QJsonDocument::fromJson(bare.out).object()["tokenizer"].isNull());
+        const CliRun bart = runCli({"info", "--model", kFixtures + "models/bart-d48-e4d3"});
+        QVERIFY2(bart.exitCode == 0, bart.err.constData());
+        const QJsonObject b = QJsonDocument::fromJson(bart.out).object();
+        QCOMPARE(b["family"].toString(), QStringLiteral("BART"));
+        QCOMPARE(b["positional"].toString(), QStringLiteral("learned"));
+        QCOMPARE(b["heads"].toInt(), 4);
+        QCOMPARE(b["decoder_heads"].toInt(), 3);
+        QCOMPARE(b["decoder_d_head"].toInt(), 16);
+        const CliRun marian = runCli({"info", "--model", kFixtures + "models/marian-d40-e4d2"});
+        QVERIFY2(marian.exitCode == 0, marian.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(marian.out).object()["positional"].toString(), QStringLiteral("sinusoidal"));
+        QCOMPARE(QJsonDocument::fromJson(marian.out).object()["feed_forward"].toString(), QStringLiteral("silu"));
     }
 
     // --npy: one float32 file per kind beside the JSON, holding exactly the weights the JSON would hold, named with

@@ -103,8 +103,8 @@ void TstTranslationSample::sampleAlignmentMatchesCard()
     QVERIFY(!card.isEmpty());
     QCOMPARE(pairs.size(), card.value("n").toInt());
 
-    const attn::T5Config &c = opened->model.config();
-    const int L = int(c.decoderLayers), H = int(c.heads);
+    const attn::Seq2SeqShape &c = opened->model.shape();
+    const int L = int(c.decoderLayers), H = int(c.decoderHeads);
     std::vector<attn::AlignmentScore> perHead(std::size_t(L * H));
     std::vector<attn::AlignmentScore> perLayer(static_cast<std::size_t>(L));
     std::int64_t correct = 0, total = 0;

@@ -84,14 +84,14 @@ void TestUiSeq2Seq::mapsAreTheEnginesAttentions()
     view.setView(Seq2SeqView::View::Heatmap);
     wait(view);
     const attn::Seq2SeqRunData d = run(kTarget);
-    const attn::T5Config &c = m_model->model.config();
-    const int H = int(c.heads);
+    const attn::Seq2SeqShape &c = m_model->model.shape();
     QCOMPARE(view.snapshot()->data.decoderInput, d.decoderInput);
     for (AttentionKind kind : {AttentionKind::Encoder, AttentionKind::Decoder, AttentionKind::Cross}) {
         const auto &all = kind == AttentionKind::Encoder ? d.result.encoderAttentions
                           : kind == AttentionKind::Decoder ? d.result.decoderAttentions
                                                            : d.result.crossAttentions;
-        const int layers = int(kind == AttentionKind::Encoder ? c.layers : c.decoderLayers);
+        const int layers = int(kind == AttentionKind::Encoder ? c.encoderLayers : c.decoderLayers);
+        const int H = int(kind == AttentionKind::Encoder ? c.encoderHeads : c.decoderHeads);
         for (int l = 0; l < layers; ++l)
             for (int h = -1; h < H; ++h) {
                 view.setKind(kind);
@@ -135,7 +135,7 @@ void TestUiSeq2Seq::alignmentLinesAreTheWeights()
     view.setHead(1, 0);
     wait(view);
     const attn::Seq2SeqRunData d = run(kTarget);
-    const int H = int(m_model->model.config().heads);
+    const int H = int(m_model->model.shape().decoderHeads);
     const std::vector<float> &w = d.result.crossAttentions[std::size_t(1 * H + 0)];
     const int S = int(d.result.sourceLength);
     AlignmentView *a = view.alignmentView();

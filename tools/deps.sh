@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev libgl-dev
   libeigen3-dev nlohmann-json3-dev libopenblas-dev libdnnl-dev
-  libonig-dev
+  libonig-dev libsentencepiece-dev
   fonts-dejavu-core xvfb xauth
   clang-14 libclang-rt-14-dev
 )

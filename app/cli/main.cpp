@@ -233,8 +233,8 @@ int runVerb(const QStringList &args)
     VerbOptions opts(QStringLiteral("run"), QStringLiteral(
         "Tokenize a text, run the model once, and write the attention weights, the model's outputs and the settings\n"
         "as JSON (docs/json-format.md). Exactly one of --text and --ids. A ViT folder takes --image or --pixel-values\n"
-        "instead (attnscope-cli run --image F --help); a T5 folder a source and --target-text, --target-ids or\n"
-        "--max-new-tokens (attnscope-cli run --model T5 --help)."));
+        "instead (attnscope-cli run --image F --help); an encoder-decoder folder a source and --target-text, --target-ids or\n"
+        "--max-new-tokens (attnscope-cli run --model SEQ2SEQ --help)."));
     opts.use({"model", "text", "text-pair", "truncate", "ids", "mask", "pad", "backend", "heads", "threads"});
     using T = OptionType;
     opts.add({{"top-k", T::Integer, "K", "predictions listed per position", "5", 1, 100000}});

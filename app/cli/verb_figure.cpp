@@ -114,7 +114,7 @@ int figureVerb(const QStringList &args)
     VerbOptions opts(QStringLiteral("figure"), QStringLiteral(
         "Draw one view of a workspace, as the GUI draws it, and write it as PNG, SVG or PDF (by the suffix of --out).\n"
         "Views: grid, head:L.H, lines:L, statistics, rollout, outputs (Explore), and each workspace's own\n"
-        "(pipeline:L.H, masks:L.H, equivariance:L.H, faithfulness, compare:...). Encoder-decoder models (T5):\n"
+        "(pipeline:L.H, masks:L.H, equivariance:L.H, faithfulness, compare:...). Encoder-decoder models (T5, BART, Marian):\n"
         "head:enc:L.H, head:dec:L.H, head:cross:L.H, align:L.H, generation:STEP[:L.H] (H may be 'mean').\n"
         "Layers, heads and steps count from 0."));
     using T = OptionType;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `run --model T5 (--text SRC | --ids I,...) [--target-text TGT | --target-ids I,... | --max-new-tokens N]`: one
+// `run --model SEQ2SEQ (--text SRC | --ids I,...) [--target-text TGT | --target-ids I,... | --max-new-tokens N]`: one
 // encoder–decoder run (seq2seqrun.h), teacher-forced on the target or greedily generated without one, written as
 // the run document's encoder–decoder form (docs/json-format.md, "Encoder–decoder runs").
 #include "common.h"
@@ -62,11 +62,11 @@ std::optional<std::string> seq2seqInfo(const QString &spec)
 int seq2seqRunVerb(const QStringList &args)
 {
     VerbOptions opts(QStringLiteral("run"), QStringLiteral(
-        "Run an encoder-decoder folder (T5, config.json model_type \"t5\") on a source and write its three attention\n"
+        "Run an encoder-decoder folder (config.json model_type \"t5\", \"bart\" or \"marian\") on a source and write its three attention\n"
         "kinds as JSON (docs/json-format.md, \"Encoder-decoder runs\"): encoder self-attention, decoder causal\n"
         "self-attention and cross-attention (target rows x source columns). With --target-text or --target-ids the\n"
         "decoder is teacher-forced; without, it generates greedily (at most --max-new-tokens tokens, or up to EOS)."));
-    opts.use({{"model", QStringLiteral("an encoder-decoder model folder (T5)")}, "text",
+    opts.use({{"model", QStringLiteral("an encoder-decoder model folder (T5, BART, Marian)")}, "text",
               {"ids", QStringLiteral("source token ids instead of text, used exactly as given")}, "backend", "threads",
               {"heads", QStringLiteral("heads whose weights are exported (every head is computed): all, or enc:L.H, "
                                        "dec:L.H, cross:L.H, and a bare L.H for all three kinds, comma-separated; layers "
@@ -96,7 +96,7 @@ int seq2seqRunVerb(const QStringList &args)
         for (const char *o : kSeq2SeqOptions)
             if (opts.isSet(QString::fromLatin1(o + 2)))
                 return opts.fail(QStringLiteral("%1: %2 is not an encoder-decoder model (no decoder to give a target "
-                                                "to); these options are for T5 folders").arg(QLatin1String(o), spec));
+                                                "to); these options are for encoder-decoder folders").arg(QLatin1String(o), spec));
     }
     const bool haveText = opts.isSet("text"), haveIds = opts.isSet("ids");
     if (haveText == haveIds) return opts.fail(QStringLiteral("give exactly one of --text and --ids"));
@@ -128,13 +128,14 @@ int seq2seqRunVerb(const QStringList &args)
                              .arg(spec, QString::fromStdString(opened->tokenizerError)));
         return kExitError;
     }
-    const attn::T5Model *model = &opened->model;
-    auto heads = attn::parseSeq2SeqHeads(opts.value("heads").toStdString(), model->config());
+    const attn::Seq2SeqModel *model = &opened->model;
+    auto heads = attn::parseSeq2SeqHeads(opts.value("heads").toStdString(), model->shape());
     if (!heads) return opts.fail(QStringLiteral("--heads: %1").arg(QString::fromStdString(heads.status().message())));
     request.heads = *heads;
     progress(chatter, verb, request.targetText || request.targetIds ? QStringLiteral("running the teacher-forced pass")
                                                                     : QStringLiteral("generating"));
     const attn::Tokenizer *tok = opened->tokenizer ? &*opened->tokenizer : nullptr;
+    if (opened->targetTokenizer) request.targetTokenizer = &*opened->targetTokenizer;
     const auto data = attn::runSeq2Seq(*model, tok, spec.toStdString(), request);
     if (!data) {
         const std::string &m = data.status().message();

@@ -32,10 +32,10 @@ int mergeVerb(const QStringList &args);
 bool isVisionRun(const QStringList &args);
 int visionRunVerb(const QStringList &args);
 std::optional<std::string> visionInfo(const QString &spec);   // `info`'s document of a ViT folder; errors printed
-// verb_seq2seq.cpp: `run` on an encoder–decoder folder (T5), or with --target-text / --target-ids / --max-new-tokens
+// verb_seq2seq.cpp: `run` on an encoder–decoder folder (T5, BART, Marian), or with --target-text / --target-ids / --max-new-tokens
 // (main.cpp routes it there; on a model without a decoder those options are bad arguments).
 bool isSeq2SeqRun(const QStringList &args);
-bool isSeq2SeqModel(const QString &spec);   // the spec resolves to a T5 folder
+bool isSeq2SeqModel(const QString &spec);   // the spec resolves to an encoder–decoder folder
 int seq2seqRunVerb(const QStringList &args);
 std::optional<std::string> seq2seqInfo(const QString &spec);   // `info`'s document of an encoder–decoder folder; errors printed
 // `figure` draws with Qt Widgets: a QApplication (offscreen unless a platform is chosen) instead of a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// `attnscope-cli run` on an encoder–decoder folder (T5): the source from text or ids, the decoder input from a
+// `attnscope-cli run` on an encoder–decoder folder (T5, BART, Marian): the source from text or ids, the decoder input from a
 // target (teacher forcing) or from greedy generation, one pass capturing the three attention kinds, and the run
 // document (docs/json-format.md, "Encoder–decoder runs"; docs/schema/seq2seq.schema.json). Qt-free.
 //
@@ -28,14 +28,16 @@ namespace attn {
 // a folder or a hub repo id (resolveModelSpec), the model, and its tokenizer when the folder has one (ids alone need
 // none). Errors name the spec; a tokenizer with more tokens than config.json's vocab_size is one.
 struct OpenedSeq2Seq {
-    T5Model model;
+    Seq2SeqModel model;
     std::optional<Tokenizer> tokenizer;
+    std::optional<Tokenizer> targetTokenizer;   // Marian: target.spm (the target side's pieces); else none
     std::string folder;
     std::string tokenizerError;   // why there is no tokenizer; empty when there is one
     double loadSeconds = 0.0;
 };
 Result<OpenedSeq2Seq> openSeq2Seq(const std::string &spec);
-// Whether `spec` names an encoder–decoder folder (config.json model_type "t5"); false for anything unresolvable.
+// Whether `spec` names an encoder–decoder folder (config.json model_type "t5", "bart" or "marian"); false for
+// anything unresolvable.
 bool isSeq2SeqSpec(const std::string &spec);
 
 // Which heads of each kind the document holds (the others are null): enc:L.H, dec:L.H, cross:L.H, a bare L.H for
@@ -44,7 +46,7 @@ struct Seq2SeqHeads {
     std::vector<HeadRef> encoder, decoder, cross;
 };
 // Checked against the model: the encoder's layers for enc, the decoder's for dec and cross. Messages name the item.
-Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, const T5Config &config);
+Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, const Seq2SeqShape &shape);
 
 struct Seq2SeqRunRequest {
     std::optional<std::string> text;                 // the source, tokenized, or
@@ -56,6 +58,7 @@ struct Seq2SeqRunRequest {
     int threads = 0;
     int topK = 5;                                    // next-token predictions listed per target row
     std::optional<Seq2SeqHeads> heads;               // exported heads; nullopt: all (every head is computed)
+    const Tokenizer *targetTokenizer = nullptr;      // tokenizes targetText when set (OpenedSeq2Seq::targetTokenizer)
 };
 
 struct Seq2SeqRunData {
@@ -73,7 +76,7 @@ struct Seq2SeqRunData {
 
 // Errors name the field: an empty source, ids outside the vocabulary, a target with no tokens, text without a
 // tokenizer.
-Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+Result<Seq2SeqRunData> runSeq2Seq(const Seq2SeqModel &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                                   const Seq2SeqRunRequest &request, const CancelFn &cancel = {});
 
 // `run --npy`: one .npy per attention kind beside the JSON F.json — F.attention.npy (encoder), F.decoder_attention.npy,
@@ -86,19 +89,19 @@ struct Seq2SeqNpyFile {
     std::vector<std::int64_t> shape;
     std::optional<std::vector<HeadRef>> heads;   // [k] when only some heads were chosen
 };
-std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const T5Model &model, const Seq2SeqRunRequest &request,
+std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const Seq2SeqModel &model, const Seq2SeqRunRequest &request,
                                             const Seq2SeqRunData &data, const std::string &jsonPath);
 
 // The document: the run export's frame with `attention` (encoder self-attention [layer][head][S][S]),
 // `decoder_attention` [layer][head][T][T], `cross_attention` [layer][head][T][S], the target in `input`. With `npy`
 // each kind is a reference {"npy", "shape", "dtype", "sha256"[, "heads"]} to its file instead of the arrays.
-std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+std::string seq2seqExportJson(const Seq2SeqModel &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                               const Seq2SeqRunRequest &request, const Seq2SeqRunData &data,
                               const std::vector<Seq2SeqNpyFile> *npy = nullptr);
 
 // The `info` document of an encoder–decoder folder: architecture t5, both stacks' sizes, the relative-position
 // buckets, the feed-forward kind, the decoder start and EOS ids, the tokenizer (null without one).
-std::string seq2seqInfoJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+std::string seq2seqInfoJson(const Seq2SeqModel &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                             double loadSeconds);
 
 } // namespace attn

@@ -33,8 +33,8 @@
 
 namespace attn {
 
-enum class TokenizerKind { WordPiece, ByteLevelBpe, Bpe, Unigram };
-// "wordpiece", "byte_level_bpe", "bpe", "unigram": the name exports use.
+enum class TokenizerKind { WordPiece, ByteLevelBpe, Bpe, Unigram, SentencePiece };
+// "wordpiece", "byte_level_bpe", "bpe", "unigram", "sentencepiece" (Marian's spm files): the name exports use.
 const char *tokenizerKindName(TokenizerKind kind);
 
 // Which files of a folder to read.
@@ -42,6 +42,11 @@ enum class TokenizerFormat {
     Auto,          // tokenizer.json when present, else the legacy files
     TokenizerJson, // tokenizer.json only
     Legacy,        // vocab.txt (WordPiece), or vocab.json + merges.txt (byte-level BPE)
+    // Marian (MarianTokenizer; no tokenizer.json): source.spm or target.spm through libsentencepiece, pieces mapped
+    // by vocab.json (target_vocab.json when tokenizer_config.json says separate_vocabs), </s> appended. Auto picks
+    // the source side for a folder with source.spm and no tokenizer.json.
+    SentencePieceSource,
+    SentencePieceTarget,
 };
 
 struct EncodeOptions {

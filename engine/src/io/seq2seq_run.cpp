@@ -68,25 +68,28 @@ Json heads(const std::vector<std::vector<float>> &all, std::int64_t layers, std:
 }
 
 // What the run document's `model` and the `info` document share.
-Json modelBlock(const T5Model &model, const std::string &modelSpec)
+Json modelBlock(const Seq2SeqModel &model, const std::string &modelSpec)
 {
-    const T5Config &c = model.config();
+    const Seq2SeqShape &c = model.shape();
     std::error_code ec;
-    return Json{{"name", std::filesystem::path(model.source()).lexically_normal().filename().string()},
-                {"source", modelSpec},
-                {"path", std::filesystem::absolute(model.source(), ec).lexically_normal().string()},
-                {"architecture", "t5"},
-                {"architecture_class", "T5ForConditionalGeneration"},
-                {"head", "seq2seq_lm"},
-                {"layers", c.layers},
-                {"heads", c.heads},
-                {"decoder_layers", c.decoderLayers},
-                {"decoder_heads", c.heads},
-                {"d_model", c.dModel},
-                {"d_head", c.dKv},
-                {"vocab_size", c.vocabSize},
-                {"decoder_start_token_id", c.decoderStartTokenId},
-                {"eos_token_id", c.eosTokenId}};
+    Json block{{"name", std::filesystem::path(model.source()).lexically_normal().filename().string()},
+               {"source", modelSpec},
+               {"path", std::filesystem::absolute(model.source(), ec).lexically_normal().string()},
+               {"architecture", c.modelType},
+               {"architecture_class", c.architectureClass},
+               {"head", "seq2seq_lm"},
+               {"layers", c.encoderLayers},
+               {"heads", c.encoderHeads},
+               {"decoder_layers", c.decoderLayers},
+               {"decoder_heads", c.decoderHeads},
+               {"d_model", c.dModel},
+               {"d_head", c.encoderDHead},
+               {"decoder_d_head", c.decoderDHead},
+               {"vocab_size", c.vocabSize},
+               {"decoder_vocab_size", c.decoderVocabSize},
+               {"decoder_start_token_id", c.decoderStartTokenId},
+               {"eos_token_id", c.eosTokenId}};
+    return block;
 }
 
 Json headList(const std::vector<HeadRef> &list)
@@ -98,7 +101,7 @@ Json headList(const std::vector<HeadRef> &list)
 
 } // namespace
 
-Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, const T5Config &config)
+Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, const Seq2SeqShape &shape)
 {
     if (text.empty() || text == "all") return std::optional<Seq2SeqHeads>();
     Seq2SeqHeads out;
@@ -118,19 +121,19 @@ Result<std::optional<Seq2SeqHeads>> parseSeq2SeqHeads(const std::string &text, c
         if (!parsed || !*parsed || (*parsed)->size() != 1)
             return Status::invalid("'" + item + "' is not L.H (layers and heads counted from 0) in '" + text + "'");
         const HeadRef h = (*parsed)->front();
-        const auto add = [&](std::vector<HeadRef> &to, std::int64_t layers, const char *stack) -> Status {
-            if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= config.heads)
+        const auto add = [&](std::vector<HeadRef> &to, std::int64_t layers, std::int64_t nHeads, const char *stack) -> Status {
+            if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= nHeads)
                 return Status::invalid(std::string(stack) + " head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
-                                       " is outside its " + std::to_string(layers) + " layers x " + std::to_string(config.heads) + " heads");
+                                       " is outside its " + std::to_string(layers) + " layers x " + std::to_string(nHeads) + " heads");
             if (std::find(to.begin(), to.end(), h) == to.end()) to.push_back(h);
             return Status::ok();
         };
         if (kind.empty() || kind == "enc")
-            if (Status s = add(out.encoder, config.layers, "encoder"); !s) return s;
+            if (Status s = add(out.encoder, shape.encoderLayers, shape.encoderHeads, "encoder"); !s) return s;
         if (kind.empty() || kind == "dec")
-            if (Status s = add(out.decoder, config.decoderLayers, "decoder"); !s) return s;
+            if (Status s = add(out.decoder, shape.decoderLayers, shape.decoderHeads, "decoder"); !s) return s;
         if (kind.empty() || kind == "cross")
-            if (Status s = add(out.cross, config.decoderLayers, "cross-attention"); !s) return s;
+            if (Status s = add(out.cross, shape.decoderLayers, shape.decoderHeads, "cross-attention"); !s) return s;
         if (comma == text.size()) break;
     }
     return std::optional<Seq2SeqHeads>(out);
@@ -141,15 +144,20 @@ Result<OpenedSeq2Seq> openSeq2Seq(const std::string &spec)
     const auto start = std::chrono::steady_clock::now();
     auto folder = resolveModelSpec(spec);
     if (!folder) return folder.status();
-    auto model = T5Model::loadFolder(*folder);
+    auto model = Seq2SeqModel::loadFolder(*folder);
     if (!model) return model.status();
-    OpenedSeq2Seq opened{std::move(model).value(), std::nullopt, *folder, {}, 0.0};
+    OpenedSeq2Seq opened{std::move(model).value(), std::nullopt, std::nullopt, *folder, {}, 0.0};
     if (auto tok = Tokenizer::fromFolder(*folder)) {
-        if (std::int64_t(tok->vocabSize()) > opened.model.config().vocabSize)
+        if (std::int64_t(tok->vocabSize()) > opened.model.shape().vocabSize)
             return Status::invalid(spec + ": the tokenizer has " + std::to_string(tok->vocabSize()) +
                                    " tokens but config.json vocab_size is " +
-                                   std::to_string(opened.model.config().vocabSize));
+                                   std::to_string(opened.model.shape().vocabSize));
         opened.tokenizer = std::move(tok).value();
+        if (opened.tokenizer->kind() == TokenizerKind::SentencePiece) {   // Marian: target.spm for target texts
+            auto target = Tokenizer::fromFolder(*folder, TokenizerFormat::SentencePieceTarget);
+            if (!target) return Status::invalid(spec + ": " + target.status().message());
+            opened.targetTokenizer = std::move(target).value();
+        }
     } else {
         opened.tokenizerError = tok.status().message();
     }
@@ -161,13 +169,13 @@ bool isSeq2SeqSpec(const std::string &spec)
 {
     if (spec.empty()) return false;
     auto folder = resolveModelSpec(spec);
-    return folder && isT5Folder(*folder);
+    return folder && isSeq2SeqFolder(*folder);
 }
 
-Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+Result<Seq2SeqRunData> runSeq2Seq(const Seq2SeqModel &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                                   const Seq2SeqRunRequest &request, const CancelFn &cancel)
 {
-    const T5Config &c = model.config();
+    const Seq2SeqShape &c = model.shape();
     Seq2SeqRunData d;
     if (request.text) {
         if (!tokenizer) return Status::invalid("text: " + model.source() + " has no tokenizer files (tokenizer.json); give --ids");
@@ -196,8 +204,9 @@ Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokeniz
     o.threads = request.threads;
     o.cancel = cancel;
     if (request.targetText) {
-        if (!tokenizer) return Status::invalid("target text: " + model.source() + " has no tokenizer files; give --target-ids");
-        auto enc = tokenizer->encode(*request.targetText);
+        const Tokenizer *targetSide = request.targetTokenizer ? request.targetTokenizer : tokenizer;
+        if (!targetSide) return Status::invalid("target text: " + model.source() + " has no tokenizer files; give --target-ids");
+        auto enc = targetSide->encode(*request.targetText);
         if (!enc) return Status::invalid("target text: " + enc.status().message());
         d.labels.assign(enc->ids.begin(), enc->ids.end());
         if (d.labels.empty()) return Status::invalid("target text: no tokens");
@@ -214,7 +223,7 @@ Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokeniz
         for (int k = 0; k < request.maxNewTokens; ++k) {
             auto r = model.forward(d.sourceIds, dec, step);
             if (!r) return r.status();
-            const std::int64_t next = argmaxRow(r->logits, c.vocabSize, r->targetLength - 1);
+            const std::int64_t next = argmaxRow(r->logits, c.decoderVocabSize, r->targetLength - 1);
             made.push_back(next);
             if (next == c.eosTokenId) {
                 d.stoppedAtEos = true;
@@ -225,7 +234,7 @@ Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokeniz
         d.generated = made;
         d.decoderInput.assign(dec.begin(), dec.begin() + static_cast<std::ptrdiff_t>(made.size()));   // start + made[:-1]
     }
-    if (Status s = checkIds(d.decoderInput, c.vocabSize, request.targetIds ? "target ids" : "target"); !s) return s;
+    if (Status s = checkIds(d.decoderInput, c.decoderVocabSize, request.targetIds ? "target ids" : "target"); !s) return s;
     for (std::int64_t id : d.decoderInput) d.targetTokens.push_back(idLabel(tokenizer, id));
     auto r = model.forward(d.sourceIds, d.decoderInput, o);
     if (!r) return r.status();
@@ -234,10 +243,10 @@ Result<Seq2SeqRunData> runSeq2Seq(const T5Model &model, const Tokenizer *tokeniz
     return d;
 }
 
-std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const T5Model &model, const Seq2SeqRunRequest &request,
+std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const Seq2SeqModel &model, const Seq2SeqRunRequest &request,
                                             const Seq2SeqRunData &d, const std::string &jsonPath)
 {
-    const T5Config &c = model.config();
+    const Seq2SeqShape &c = model.shape();
     const Seq2SeqResult &r = d.result;
     const std::int64_t S = r.sourceLength, T = r.targetLength;
     std::string base = npySideFileName(jsonPath);                    // F.attention.npy
@@ -245,13 +254,13 @@ std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const T5Model &model, const Seq2SeqR
     struct Kind {
         const char *field;
         const std::vector<std::vector<float>> &all;
-        std::int64_t layers, rows, cols;
+        std::int64_t layers, heads, rows, cols;
         const std::vector<HeadRef> *only;
     };
     const Seq2SeqHeads *chosen = request.heads ? &*request.heads : nullptr;
-    const Kind kinds[] = {{"attention", r.encoderAttentions, c.layers, S, S, chosen ? &chosen->encoder : nullptr},
-                          {"decoder_attention", r.decoderAttentions, c.decoderLayers, T, T, chosen ? &chosen->decoder : nullptr},
-                          {"cross_attention", r.crossAttentions, c.decoderLayers, T, S, chosen ? &chosen->cross : nullptr}};
+    const Kind kinds[] = {{"attention", r.encoderAttentions, c.encoderLayers, c.encoderHeads, S, S, chosen ? &chosen->encoder : nullptr},
+                          {"decoder_attention", r.decoderAttentions, c.decoderLayers, c.decoderHeads, T, T, chosen ? &chosen->decoder : nullptr},
+                          {"cross_attention", r.crossAttentions, c.decoderLayers, c.decoderHeads, T, S, chosen ? &chosen->cross : nullptr}};
     std::vector<Seq2SeqNpyFile> files;
     for (const Kind &k : kinds) {
         Seq2SeqNpyFile f;
@@ -259,12 +268,12 @@ std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const T5Model &model, const Seq2SeqR
         f.name = base + "." + k.field + ".npy";
         std::vector<const float *> blocks;
         if (k.only) {
-            for (const HeadRef &h : *k.only) blocks.push_back(k.all[static_cast<std::size_t>(h.layer * c.heads + h.head)].data());
+            for (const HeadRef &h : *k.only) blocks.push_back(k.all[static_cast<std::size_t>(h.layer * k.heads + h.head)].data());
             f.shape = {static_cast<std::int64_t>(k.only->size()), k.rows, k.cols};
             f.heads = *k.only;
         } else {
             for (const std::vector<float> &P : k.all) blocks.push_back(P.data());
-            f.shape = {k.layers, c.heads, k.rows, k.cols};
+            f.shape = {k.layers, k.heads, k.rows, k.cols};
         }
         f.bytes = npyFloat32(f.shape, blocks, static_cast<std::size_t>(k.rows * k.cols));
         f.sha256 = sha256Hex(f.bytes);
@@ -273,11 +282,11 @@ std::vector<Seq2SeqNpyFile> seq2seqNpyFiles(const T5Model &model, const Seq2SeqR
     return files;
 }
 
-std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+std::string seq2seqExportJson(const Seq2SeqModel &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                               const Seq2SeqRunRequest &request, const Seq2SeqRunData &d,
                               const std::vector<Seq2SeqNpyFile> *npy)
 {
-    const T5Config &c = model.config();
+    const Seq2SeqShape &c = model.shape();
     const Seq2SeqResult &r = d.result;
     const std::int64_t S = r.sourceLength, T = r.targetLength;
     Json doc{{"format", "attnscope"}, {"version", 1}, {"kind", "seq2seq"}};
@@ -306,9 +315,9 @@ std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, 
                                            {"cross", headList(only->cross)}}
                                     : Json(nullptr);
     if (!npy) {
-        doc["attention"] = heads(r.encoderAttentions, c.layers, c.heads, S, S, only ? &only->encoder : nullptr);
-        doc["decoder_attention"] = heads(r.decoderAttentions, c.decoderLayers, c.heads, T, T, only ? &only->decoder : nullptr);
-        doc["cross_attention"] = heads(r.crossAttentions, c.decoderLayers, c.heads, T, S, only ? &only->cross : nullptr);
+        doc["attention"] = heads(r.encoderAttentions, c.encoderLayers, c.encoderHeads, S, S, only ? &only->encoder : nullptr);
+        doc["decoder_attention"] = heads(r.decoderAttentions, c.decoderLayers, c.decoderHeads, T, T, only ? &only->decoder : nullptr);
+        doc["cross_attention"] = heads(r.crossAttentions, c.decoderLayers, c.decoderHeads, T, S, only ? &only->cross : nullptr);
     } else {
         for (const Seq2SeqNpyFile &f : *npy) {
             Json ref{{"npy", f.name}, {"shape", f.shape}, {"dtype", "float32"}, {"sha256", f.sha256}};
@@ -320,11 +329,12 @@ std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, 
     // Outputs: each target row's next-token distribution (softmax in double over the float32 logits).
     Json argmax = Json::array(), topK = Json::array();
     for (std::int64_t t = 0; t < T; ++t) {
-        const float *row = r.logits.data() + t * c.vocabSize;
-        const double top = *std::max_element(row, row + c.vocabSize);
-        std::vector<double> p(static_cast<std::size_t>(c.vocabSize));
+        const std::int64_t V = c.decoderVocabSize;
+        const float *row = r.logits.data() + t * V;
+        const double top = *std::max_element(row, row + V);
+        std::vector<double> p(static_cast<std::size_t>(V));
         double sum = 0;
-        for (std::int64_t v = 0; v < c.vocabSize; ++v) sum += p[static_cast<std::size_t>(v)] = std::exp(double(row[v]) - top);
+        for (std::int64_t v = 0; v < V; ++v) sum += p[static_cast<std::size_t>(v)] = std::exp(double(row[v]) - top);
         std::vector<std::int64_t> order(p.size());
         std::iota(order.begin(), order.end(), std::int64_t(0));
         const std::size_t k = std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(request.topK, 1)));
@@ -355,21 +365,33 @@ std::string seq2seqExportJson(const T5Model &model, const Tokenizer *tokenizer, 
     return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::string seq2seqInfoJson(const T5Model &model, const Tokenizer *tokenizer, const std::string &modelSpec,
+std::string seq2seqInfoJson(const Seq2SeqModel &model, const Tokenizer *tokenizer, const std::string &modelSpec,
                             double loadSeconds)
 {
-    const T5Config &c = model.config();
+    const Seq2SeqShape &shape = model.shape();
     Json info{{"format", "attnscope-info"}, {"version", 1}};
     const Json block = modelBlock(model, modelSpec);   // items() refers into it: keep it alive
     for (const auto &[key, value] : block.items()) info[key] = value;
-    info["family"] = "T5";
-    info["intermediate_size"] = c.dFf;
-    info["positional"] = "relative_bias";
-    info["relative_attention"] = Json{{"buckets", c.buckets}, {"max_distance", c.maxDistance}};
-    info["feed_forward"] = std::string(c.gated ? "gated-" : "") + activationName(c.activation);
-    info["scale_decoder_outputs"] = c.scaleDecoderOutputs;
-    info["decoder_start_token_id"] = c.decoderStartTokenId;
-    info["eos_token_id"] = c.eosTokenId;
+    if (const T5Config *c = model.t5Config()) {
+        info["family"] = "T5";
+        info["intermediate_size"] = c->dFf;
+        info["positional"] = "relative_bias";
+        info["relative_attention"] = Json{{"buckets", c->buckets}, {"max_distance", c->maxDistance}};
+        info["feed_forward"] = std::string(c->gated ? "gated-" : "") + activationName(c->activation);
+        info["scale_decoder_outputs"] = c->scaleDecoderOutputs;
+    } else if (const BartConfig *b = model.bartConfig()) {
+        info["family"] = b->marian ? "Marian" : "BART";
+        info["intermediate_size"] = b->encoderFfn;
+        info["decoder_intermediate_size"] = b->decoderFfn;
+        info["positional"] = b->marian ? "sinusoidal" : "learned";
+        info["max_positions"] = b->maxPositions;
+        info["feed_forward"] = activationName(b->activation);
+        info["scale_embedding"] = b->scaleEmbedding;
+        info["norm"] = "post";
+        info["pad_token_id"] = b->padTokenId;
+    }
+    info["decoder_start_token_id"] = shape.decoderStartTokenId;
+    info["eos_token_id"] = shape.eosTokenId;
     info["tokenizer"] = tokenizer ? Json{{"kind", tokenizerKindName(tokenizer->kind())}, {"source", tokenizer->source()},
                                          {"vocab_size", tokenizer->vocabSize()}}
                                   : Json(nullptr);

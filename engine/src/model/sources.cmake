@@ -20,5 +20,7 @@ target_sources(attn_engine PRIVATE
 # Where `sample:NAME` finds the bundled models when running from a build tree.
 set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/textmodel.cpp APPEND PROPERTY COMPILE_DEFINITIONS
   ATTNSCOPE_SOURCE_SAMPLE_MODELS="${PROJECT_SOURCE_DIR}/sample_models")
-# T5 encoder-decoder (engine/include/attnscope/seq2seq.h), outside Model: its own loader and forward pass.
-target_sources(attn_engine PRIVATE ${CMAKE_CURRENT_LIST_DIR}/t5.cpp)
+# Encoder-decoder models (engine/include/attnscope/seq2seq.h), outside Model: T5, BART and Marian, each with its own
+# loader and forward pass behind Seq2SeqModel.
+target_sources(attn_engine PRIVATE ${CMAKE_CURRENT_LIST_DIR}/seq2seq.cpp ${CMAKE_CURRENT_LIST_DIR}/t5.cpp
+                                   ${CMAKE_CURRENT_LIST_DIR}/bart.cpp)

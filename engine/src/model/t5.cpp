@@ -3,6 +3,7 @@
 // relative-position bias handed to attention() as MaskSpec::headBias.
 #include "model/hf_checkpoint.h"
 #include "model/ops.h"
+#include "model/seq2seq_common.h"
 
 #include <attnscope/seq2seq.h>
 #include <attnscope/tensor.h>
@@ -28,12 +29,14 @@ struct T5Stack {
     std::vector<T5Block> blocks;
     std::vector<float> finalNorm;   // [D]
 };
-struct T5Weights {
+struct T5Weights final : Seq2SeqWeights {
     T5Config config;
-    std::string source;
     std::vector<float> shared;   // [V, D]
     std::vector<float> lmHead;   // [V, D]; empty: the shared embedding
     T5Stack encoder, decoder;
+    const T5Config *t5() const override { return &config; }
+    Result<Seq2SeqResult> forward(const std::vector<std::int64_t> &source, const std::vector<std::int64_t> &decoderInput,
+                                  const Seq2SeqOptions &options) const override;
 };
 
 } // namespace detail
@@ -89,7 +92,7 @@ void readStack(Tensors &t, T5Stack &s, const std::string &name, std::int64_t lay
     s.finalNorm = t.take(name + ".final_layer_norm.weight", {D}, "d_model");
 }
 
-Result<T5Weights> loadT5(const std::string &folder)
+Result<std::shared_ptr<T5Weights>> loadT5(const std::string &folder)
 {
     auto folderConfig = readFolderConfig(folder);
     if (!folderConfig) return folderConfig.status();
@@ -97,10 +100,14 @@ Result<T5Weights> loadT5(const std::string &folder)
     if (!config) return config.status();
     auto file = openModelSafetensors(folderConfig->dir);
     if (!file) return file.status();
-    T5Weights w;
+    auto owned = std::make_shared<T5Weights>();
+    T5Weights &w = *owned;
     w.config = *config;
     w.source = folder;
     const T5Config &c = w.config;
+    w.shape = Seq2SeqShape{Seq2SeqFamily::T5, "t5", "T5ForConditionalGeneration", c.vocabSize, c.vocabSize, c.dModel,
+                           c.layers, c.decoderLayers, c.heads, c.heads, c.dKv, c.dKv, c.decoderStartTokenId,
+                           c.eosTokenId, 0};
     Tensors t(*file, [](const std::string &n) { return n; });
     w.shared = t.take("shared.weight", {c.vocabSize, c.dModel}, "[vocab_size, d_model]");
     // Tied copies of the shared embedding, when a writer stored them.
@@ -110,13 +117,13 @@ Result<T5Weights> loadT5(const std::string &folder)
     readStack(t, w.encoder, "encoder", c.layers, c);
     readStack(t, w.decoder, "decoder", c.decoderLayers, c);
     if (Status s = t.checkAllUsed("a T5ForConditionalGeneration checkpoint with this config"); !s) return s;
-    return w;
+    return owned;
 }
 
 // --- forward -----------------------------------------------------------------------------------------------------
 
 // In place, per row: w · x / √(mean(x²) + ε) (T5LayerNorm: no mean subtracted, no bias).
-void rmsNorm(std::vector<float> &x, std::int64_t D, const std::vector<float> &w, float eps)
+void t5LayerNorm(std::vector<float> &x, std::int64_t D, const std::vector<float> &w, float eps)
 {
     const std::int64_t L = static_cast<std::int64_t>(x.size()) / D;
     for (std::int64_t r = 0; r < L; ++r) {
@@ -141,41 +148,13 @@ std::vector<float> positionBias(const T5Stack &s, const T5Config &c, std::int64_
     return bias;
 }
 
-struct Pass {
-    const T5Config &c;
-    const Seq2SeqOptions &opt;
-    Backend ran = Backend::Auto;
-};
-
 // x_q [Lq, D] attends over x_kv [Lk, D]; the result [Lq, D] after the output projection. Weights appended to `out`.
-Result<std::vector<float>> attend(Pass &pass, const T5Attention &a, const std::vector<float> &xq,
-                                  const std::vector<float> &xkv, const MaskSpec &mask,
-                                  std::vector<std::vector<float>> &out)
+Result<std::vector<float>> attend(const T5Attention &a, const T5Config &c, const std::vector<float> &xq,
+                                  const std::vector<float> &xkv, const MaskSpec &mask, const Seq2SeqOptions &options,
+                                  std::vector<std::vector<float>> &out, Backend &ran)
 {
-    const T5Config &c = pass.c;
-    const std::int64_t Lq = static_cast<std::int64_t>(xq.size()) / c.dModel;
-    const std::int64_t Lk = static_cast<std::int64_t>(xkv.size()) / c.dModel;
-    const std::int64_t H = c.heads, dk = c.dKv;
-    std::vector<float> Q = applyLinear(xq.data(), Lq, a.q), K = applyLinear(xkv.data(), Lk, a.k),
-                       V = applyLinear(xkv.data(), Lk, a.v);
-    AttentionOptions ao;
-    ao.backend = pass.opt.backend;
-    ao.scale = 1.0f;   // T5 does not scale scores
-    ao.weights = pass.opt.captureAttentions ? WeightsRequest::all() : WeightsRequest::none();
-    ao.weightsBudgetBytes = pass.opt.weightsBudgetBytes;
-    ao.threads = pass.opt.threads;
-    ao.cancel = pass.opt.cancel;
-    auto r = attention(MutableTensorView::fromBLHD(Q.data(), 1, Lq, H, dk), MutableTensorView::fromBLHD(K.data(), 1, Lk, H, dk),
-                       MutableTensorView::fromBLHD(V.data(), 1, Lk, H, dk), mask, ao);
-    if (!r) return r.status();
-    pass.ran = r->backend;
-    for (HeadWeights &hw : r->weights) out.push_back(std::move(hw.P));
-    MutableTensorView O = r->out.view();   // [1, H, Lq, dKv]
-    std::vector<float> concat(static_cast<std::size_t>(Lq * H * dk));
-    for (std::int64_t i = 0; i < Lq; ++i)
-        for (std::int64_t h = 0; h < H; ++h)
-            for (std::int64_t d = 0; d < dk; ++d) concat[static_cast<std::size_t>((i * H + h) * dk + d)] = O.at(0, h, i, d);
-    return applyLinear(concat.data(), Lq, a.o);
+    // T5 does not scale scores: scale 1.
+    return detail::seq2seqAttend({a.q, a.k, a.v, a.o, c.heads, c.dKv, 1.0f}, xq, xkv, mask, options, out, ran);
 }
 
 void addInPlace(std::vector<float> &x, const std::vector<float> &y)
@@ -200,7 +179,7 @@ template <class Sublayer>
 Status residual(std::vector<float> &x, const std::vector<float> &norm, const T5Config &c, Sublayer &&sublayer)
 {
     std::vector<float> h = x;
-    rmsNorm(h, c.dModel, norm, c.layerNormEps);
+    t5LayerNorm(h, c.dModel, norm, c.layerNormEps);
     Result<std::vector<float>> r = sublayer(h);
     if (!r) return r.status();
     addInPlace(x, *r);
@@ -279,41 +258,26 @@ Result<T5Config> parseT5Config(std::string_view jsonText, const std::string &sou
     return c;
 }
 
-bool isT5Folder(const std::string &folder)
-{
-    return folderModelType(folder) == "t5";
-}
-
-Result<T5Model> T5Model::loadFolder(const std::string &folder)
+Result<std::shared_ptr<const detail::Seq2SeqWeights>> detail::loadT5Weights(const std::string &folder)
 {
     auto w = loadT5(folder);
     if (!w) return w.status();
-    return T5Model(std::make_shared<const T5Weights>(std::move(w).value()));
+    return std::shared_ptr<const detail::Seq2SeqWeights>(std::move(w).value());
 }
 
-const T5Config &T5Model::config() const { return m_w->config; }
-const std::string &T5Model::source() const { return m_w->source; }
-
-Result<Seq2SeqResult> T5Model::forward(const std::vector<std::int64_t> &source, const std::vector<std::int64_t> &decoderInput,
-                                       const Seq2SeqOptions &options) const
+Result<Seq2SeqResult> detail::T5Weights::forward(const std::vector<std::int64_t> &source,
+                                                 const std::vector<std::int64_t> &decoderInput,
+                                                 const Seq2SeqOptions &options) const
 {
-    const T5Weights &w = *m_w;
+    const T5Weights &w = *this;
     const T5Config &c = w.config;
     const std::int64_t D = c.dModel;
-    for (auto [ids, name] : {std::pair{&source, "source"}, std::pair{&decoderInput, "decoder input"}}) {
-        if (ids->empty()) return Status::invalid(std::string(name) + " ids: empty");
-        if (ids->size() > std::size_t(1) << 16) return Status::invalid(std::string(name) + " ids: more than 65536");
-        for (std::size_t i = 0; i < ids->size(); ++i)
-            if ((*ids)[i] < 0 || (*ids)[i] >= c.vocabSize)
-                return Status::invalid(std::string(name) + " ids: id " + std::to_string((*ids)[i]) + " at position " +
-                                       std::to_string(i) + " is outside 0.." + std::to_string(c.vocabSize - 1));
-    }
     const std::int64_t S = static_cast<std::int64_t>(source.size()), T = static_cast<std::int64_t>(decoderInput.size());
     const auto cancelled = [&] { return options.cancel && options.cancel(); };
     Seq2SeqResult result;
     result.sourceLength = S;
     result.targetLength = T;
-    Pass pass{c, options};
+    Backend ran = Backend::Auto;
 
     // Encoder: x += SA(LN(x), bias); x += FF(LN(x)); final LN.
     MaskSpec encMask;
@@ -325,12 +289,12 @@ Result<Seq2SeqResult> T5Model::forward(const std::vector<std::int64_t> &source, 
     for (const T5Block &b : w.encoder.blocks) {
         if (cancelled()) return Status::cancelled();
         const auto self = [&](const std::vector<float> &h) {
-            return attend(pass, b.self, h, h, encMask, result.encoderAttentions);
+            return attend(b.self, c, h, h, encMask, options, result.encoderAttentions, ran);
         };
         if (Status s = residual(x, b.selfNorm, c, self); !s) return s;
         if (Status s = residual(x, b.ffNorm, c, ff(b)); !s) return s;
     }
-    rmsNorm(x, D, w.encoder.finalNorm, c.layerNormEps);
+    t5LayerNorm(x, D, w.encoder.finalNorm, c.layerNormEps);
     result.encoderHidden = std::move(x);
 
     // Decoder: causal SA with its own bias, cross-attention over the encoder output (no bias), FF; final LN.
@@ -340,16 +304,16 @@ Result<Seq2SeqResult> T5Model::forward(const std::vector<std::int64_t> &source, 
     for (const T5Block &b : w.decoder.blocks) {
         if (cancelled()) return Status::cancelled();
         const auto self = [&](const std::vector<float> &h) {
-            return attend(pass, b.self, h, h, decMask, result.decoderAttentions);
+            return attend(b.self, c, h, h, decMask, options, result.decoderAttentions, ran);
         };
         const auto cross = [&](const std::vector<float> &h) {
-            return attend(pass, b.cross, h, result.encoderHidden, MaskSpec::bidirectional(), result.crossAttentions);
+            return attend(b.cross, c, h, result.encoderHidden, MaskSpec::bidirectional(), options, result.crossAttentions, ran);
         };
         if (Status s = residual(y, b.selfNorm, c, self); !s) return s;
         if (Status s = residual(y, b.crossNorm, c, cross); !s) return s;
         if (Status s = residual(y, b.ffNorm, c, ff(b)); !s) return s;
     }
-    rmsNorm(y, D, w.decoder.finalNorm, c.layerNormEps);
+    t5LayerNorm(y, D, w.decoder.finalNorm, c.layerNormEps);
     result.decoderHidden = y;
     if (options.computeLogits) {
         if (c.scaleDecoderOutputs) {
@@ -358,7 +322,7 @@ Result<Seq2SeqResult> T5Model::forward(const std::vector<std::int64_t> &source, 
         }
         result.logits = detail::tiedProjection(y.data(), T, D, w.lmHead.empty() ? w.shared : w.lmHead, c.vocabSize, {});
     }
-    result.backend = pass.ran;
+    result.backend = ran;
     return result;
 }
 

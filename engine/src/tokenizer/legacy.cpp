@@ -325,6 +325,12 @@ Result<Tokenizer> Tokenizer::loadFromFolder(const std::string &folder, Tokenizer
     }
     auto config = tokenizer::readTokenizerConfig(folder);
     if (!config) return config.status();
+    if (format == TokenizerFormat::SentencePieceSource || format == TokenizerFormat::SentencePieceTarget ||
+        (format == TokenizerFormat::Auto && tokenizer::fileExists(tokenizer::joinPath(folder, "source.spm")))) {
+        auto spm = tokenizer::loadSentencePiece(folder, format == TokenizerFormat::SentencePieceTarget, *config);
+        if (!spm) return spm.status();
+        return Tokenizer(std::move(*spm));
+    }
     auto impl = tokenizer::loadLegacy(folder, *config);
     if (!impl) return impl.status();
     tokenizer::resolveSpecialIds(**impl, *config);

@@ -49,6 +49,11 @@ struct JsonReader {
 bool boolOr(const Json &obj, const char *key, bool fallback);
 std::optional<std::int32_t> jsonId(const Json &j);
 Result<std::shared_ptr<Tokenizer::Impl>> loadLegacy(const std::string &folder, const TokenizerConfig &config);
+// Marian's tokenizer files (sentencepiece.cpp): source.spm or (target) target.spm, vocab.json (target_vocab.json
+// when separate_vocabs), the special tokens of the config.
+Result<std::shared_ptr<Tokenizer::Impl>> loadSentencePiece(const std::string &folder, bool target, const TokenizerConfig &config);
+Result<Encoding> encodeSentencePiece(const Tokenizer::Impl &impl, std::string_view text, const EncodeOptions &options);
+std::string decodeSentencePiece(const Tokenizer::Impl &impl, const std::vector<std::int32_t> &ids, bool skipSpecialTokens);
 // Fills impl.specialIds from the config, else from the conventional token names.
 void resolveSpecialIds(Tokenizer::Impl &impl, const TokenizerConfig &config);
 

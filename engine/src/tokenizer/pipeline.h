@@ -247,6 +247,10 @@ std::string wordPieceCleanup(std::string s);
 
 namespace attn {
 
+namespace tokenizer {
+struct SentencePieceSide;   // sentencepiece.cpp: Marian's spm models behind vocab.json
+}
+
 struct Tokenizer::Impl {
     TokenizerKind kind = TokenizerKind::WordPiece;
     std::string source;
@@ -260,6 +264,8 @@ struct Tokenizer::Impl {
     bool hasDecoder = false;
     bool keepAddedIds = false; // legacy files: the config's ids stand (tokenizer.json: Hugging Face reassigns them)
     SpecialTokenIds specialIds;
+    // Marian (TokenizerKind::SentencePiece): encode and decode go to sentencepiece.cpp instead of the pipeline above.
+    std::shared_ptr<const tokenizer::SentencePieceSide> sentencePiece;
 
     // id -> string over the model's vocabulary and the added tokens; vocabulary lookups include added tokens.
     std::vector<std::string> idToToken;

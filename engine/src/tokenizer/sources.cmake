@@ -22,8 +22,12 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loader_components.cpp
   ${CMAKE_CURRENT_LIST_DIR}/legacy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sentencepiece.cpp
 )
 # Oniguruma (Debian libonig-dev), private to the engine.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ONIGURUMA REQUIRED IMPORTED_TARGET GLOBAL oniguruma)
 target_link_libraries(attn_engine PRIVATE PkgConfig::ONIGURUMA)
+# SentencePiece (Debian libsentencepiece-dev 0.1.97), private to the engine: Marian's source.spm / target.spm.
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET GLOBAL sentencepiece)
+target_link_libraries(attn_engine PRIVATE PkgConfig::SENTENCEPIECE)

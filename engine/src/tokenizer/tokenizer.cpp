@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attn::Tokenizer: the encode and decode pipelines over a loaded Impl (loading is in loader*.cpp / legacy.cpp).
 
+#include "loader.h"
 #include "pipeline.h"
 
 #include <algorithm>
@@ -18,6 +19,7 @@ const char *tokenizerKindName(TokenizerKind kind)
     case TokenizerKind::ByteLevelBpe: return "byte_level_bpe";
     case TokenizerKind::Bpe: return "bpe";
     case TokenizerKind::Unigram: return "unigram";
+    case TokenizerKind::SentencePiece: return "sentencepiece";
     }
     return "unknown";
 }
@@ -238,6 +240,10 @@ Result<Encoding> Tokenizer::encodePairImpl(std::string_view first, const std::st
                                            const EncodeOptions &options) const
 {
     const Impl &d = *m_impl;
+    if (d.sentencePiece) {
+        if (second) return Status::invalid("tokenizer: " + d.source + " (Marian) does not encode sentence pairs");
+        return tokenizer::encodeSentencePiece(d, first, options);
+    }
     Text texts[2];
     const std::string_view inputs[2] = {first, second ? *second : std::string_view()};
     const int count = second ? 2 : 1;
@@ -288,12 +294,14 @@ Result<Encoding> Tokenizer::encodePairImpl(std::string_view first, const std::st
 
 std::size_t Tokenizer::addedTokenCount(bool pair) const
 {
+    if (m_impl->sentencePiece) return 1;   // </s>
     return m_impl->post.present ? m_impl->post.addedTokens(pair) : 0;
 }
 
 std::string Tokenizer::decode(const std::vector<std::int32_t> &ids, bool skipSpecialTokens) const
 {
     const Impl &d = *m_impl;
+    if (d.sentencePiece) return tokenizer::decodeSentencePiece(d, ids, skipSpecialTokens);
     std::vector<std::string> tokens;
     for (std::int32_t id : ids) {
         if (id < 0 || static_cast<std::size_t>(id) >= d.decodeToken.size() || d.decodeToken[static_cast<std::size_t>(id)].empty())

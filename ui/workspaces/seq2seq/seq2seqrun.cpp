@@ -70,10 +70,15 @@ QString attentionKindTitle(AttentionKind kind)
 
 int Seq2SeqSnapshot::layers(AttentionKind kind) const
 {
-    return int(kind == AttentionKind::Encoder ? model->model.config().layers : model->model.config().decoderLayers);
+    const attn::Seq2SeqShape &s = model->model.shape();
+    return int(kind == AttentionKind::Encoder ? s.encoderLayers : s.decoderLayers);
 }
 
-int Seq2SeqSnapshot::heads() const { return int(model->model.config().heads); }
+int Seq2SeqSnapshot::heads(AttentionKind kind) const
+{
+    const attn::Seq2SeqShape &s = model->model.shape();
+    return int(kind == AttentionKind::Encoder ? s.encoderHeads : s.decoderHeads);
+}
 
 int Seq2SeqSnapshot::rows(AttentionKind kind) const
 {
@@ -103,7 +108,7 @@ QStringList Seq2SeqSnapshot::colLabels(AttentionKind kind) const
 std::vector<float> Seq2SeqSnapshot::weights(AttentionKind kind, int layer, int head) const
 {
     const auto &all = kindWeights(data.result, kind);
-    const int H = heads();
+    const int H = heads(kind);
     if (layer < 0 || layer >= layers(kind) || head >= H) return {};
     if (head >= 0) return all[std::size_t(layer * H + head)];
     std::vector<const std::vector<float> *> list;
@@ -119,7 +124,7 @@ int Seq2SeqSnapshot::sourceWords() const
 
 int Seq2SeqSnapshot::targetWords() const
 {
-    const std::int64_t eos = model->model.config().eosTokenId;
+    const std::int64_t eos = model->model.shape().eosTokenId;
     const std::vector<std::int64_t> &produced = !data.labels.empty() ? data.labels
                                                 : data.generated ? *data.generated
                                                                  : std::vector<std::int64_t>{};
@@ -163,6 +168,7 @@ attn::Result<std::shared_ptr<Snapshot>> runSeq2SeqJob(const Seq2SeqRequest &requ
     r.maxNewTokens = request.maxNewTokens;
     r.backend = request.backend;
     const attn::Tokenizer *tok = &tokenizer;
+    if (model->targetTokenizer) r.targetTokenizer = &*model->targetTokenizer;   // Marian's target.spm
     auto data = attn::runSeq2Seq(model->model, tok, request.spec.toStdString(), r, ctx.cancelFn());
     if (!data) return data.status();
 
@@ -176,7 +182,7 @@ attn::Result<std::shared_ptr<Snapshot>> runSeq2SeqJob(const Seq2SeqRequest &requ
     for (const std::string &t : d.sourceTokens) snap->sourceLabels << displayLabel(t);
     snap->sourceSpecial = d.sourceSpecial;
     for (std::int64_t id : d.decoderInput) snap->inputLabels << displayLabel(tokenString(*model, id));
-    const std::int64_t T = d.result.targetLength, V = model->model.config().vocabSize;
+    const std::int64_t T = d.result.targetLength, V = model->model.shape().decoderVocabSize;
     for (std::int64_t t = 0; t < T; ++t) {
         std::int64_t id = 0;
         if (!d.labels.empty()) id = d.labels[std::size_t(t)];

@@ -50,7 +50,7 @@ struct Seq2SeqSnapshot : Snapshot {
     bool generated = false;
 
     int layers(AttentionKind kind) const;
-    int heads() const;
+    int heads(AttentionKind kind) const;   // cross-attention has the decoder's
     int rows(AttentionKind kind) const;
     int cols(AttentionKind kind) const;
     QStringList rowLabels(AttentionKind kind) const;

@@ -84,7 +84,7 @@ void Seq2SeqView::buildUi()
     connect(m_model, &QComboBox::activated, this, [this] { setModelSpec(m_model->currentData().toString()); });
     modelRow->addWidget(m_model, 1);
     auto *open = new QPushButton(tr("Open…"));
-    open->setToolTip(tr("Open an encoder–decoder folder (T5: config.json, model.safetensors, tokenizer.json)"));
+    open->setToolTip(tr("Open an encoder–decoder folder (T5, BART or Marian: config.json, model.safetensors, tokenizer.json)"));
     connect(open, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open an encoder–decoder model folder"));
         if (!dir.isEmpty()) setModelSpec(dir);
@@ -388,7 +388,7 @@ void Seq2SeqView::onModelChanged()
 void Seq2SeqView::submit()
 {
     if (m_request.spec.isEmpty()) {
-        showError(tr("No encoder–decoder model: this build has no sample of that kind; open a T5 folder (Open…)."));
+        showError(tr("No encoder–decoder model: this build has no sample of that kind; open a T5, BART or Marian folder (Open…)."));
         return;
     }
     if (m_request.source.trimmed().isEmpty()) {
@@ -432,7 +432,7 @@ void Seq2SeqView::syncControls()
     m_kindBox->setVisible(m_view == View::Heatmap);
     m_kindLabel->setVisible(m_view == View::Heatmap);
     m_stepRow->setVisible(m_view == View::Generation);
-    const int heads = m_snapshot ? m_snapshot->heads() : 0;
+    const int heads = m_snapshot ? m_snapshot->heads(shownKind()) : 0;
     if (m_headBox->count() != heads + 1) {
         m_headBox->clear();
         m_headBox->addItem(tr("mean of heads"), -1);

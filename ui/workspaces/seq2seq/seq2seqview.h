@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Encoder–Decoder: the three attention kinds of an encoder–decoder model (T5) on a source sentence and its target
+// Encoder–Decoder: the three attention kinds of an encoder–decoder model (T5, BART, Marian) on a source sentence and its target
 // — encoder self-attention (source × source), decoder causal self-attention (target × target) and cross-attention
 // (target × source: the decoder's queries over the encoder's keys and values). The target is typed (teacher
 // forcing) or, left empty, generated greedily by the model. Three views:
@@ -98,7 +98,7 @@ private:
     // chosen head, or the mean where the model has no such head.
     AttentionKind shownKind() const;
     int shownLayer() const;
-    int shownHead() const { return m_snapshot && m_head >= m_snapshot->heads() ? -1 : m_head; }
+    int shownHead() const { return m_snapshot && m_head >= m_snapshot->heads(shownKind()) ? -1 : m_head; }
 
     Seq2SeqRequest m_request;
     std::shared_ptr<const Seq2SeqSnapshot> m_snapshot;

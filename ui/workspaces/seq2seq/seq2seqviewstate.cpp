@@ -88,10 +88,10 @@ bool Seq2SeqView::showView(const QString &spec, QString *error)
         }
         if (m_snapshot) {
             const AttentionKind k = parts[0] == QLatin1String("head") ? *attentionKindFromName(parts[1]) : AttentionKind::Cross;
-            if (lh->first >= m_snapshot->layers(k) || lh->second >= m_snapshot->heads()) {
+            if (lh->first >= m_snapshot->layers(k) || lh->second >= m_snapshot->heads(k)) {
                 failWith(error, tr("'%1': the %2 has layers 0..%3 and heads 0..%4")
                                     .arg(spec, attentionKindTitle(k)).arg(m_snapshot->layers(k) - 1)
-                                    .arg(m_snapshot->heads() - 1));
+                                    .arg(m_snapshot->heads(k) - 1));
                 return std::nullopt;
             }
         }
