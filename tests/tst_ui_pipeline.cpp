@@ -14,10 +14,12 @@
 
 #include <attnscope/mask.h>
 #include <attnscope/textmodel.h>
+#include <attnscope/variants.h>
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QJsonArray>
 #include <QSlider>
 #include <QScrollArea>
@@ -97,6 +99,10 @@ private slots:
     void stageLabelsFollowTheTheme();
     void tablesAndHeatmaps();
     void exportedFigureShowsEveryTable();
+    void scoreFunctionsByHand_data();
+    void scoreFunctionsByHand();
+    void scoreFunctionsInView();
+    void dropoutOnTheSoftmaxStage();
     void sessionRoundTrip();
     void sessionErrors_data();
     void sessionErrors();
@@ -831,6 +837,203 @@ void TestPipeline::exportedFigureShowsEveryTable()
     figure->setParent(parent);   // back, to be deleted with the view
 }
 
+// The toy with d_k = 1 and two tokens, where every score function is a formula on four numbers: q = (1, 2),
+// k = (2, 0). Dot: S_ij = q_i k_j. General: S_ij = q_i w k_j with the seeded 1 × 1 W. Additive (d_attn = d_k = 1):
+// S_ij = v_a tanh(w_q q_i + w_k k_j) with the seeded W_a = [w_q | w_k] and v_a. None is scaled; T and M still apply.
+void TestPipeline::scoreFunctionsByHand_data()
+{
+    QTest::addColumn<int>("function");
+    QTest::addRow("dot") << int(attn::ScoreFunction::Dot);
+    QTest::addRow("general") << int(attn::ScoreFunction::General);
+    QTest::addRow("additive") << int(attn::ScoreFunction::Additive);
+}
+
+void TestPipeline::scoreFunctionsByHand()
+{
+    QFETCH(int, function);
+    ToyHead t;
+    t.n = 2, t.dModel = 2, t.dHead = 1;
+    t.x = {1, 0, 0, 2};
+    t.wq = {1, 1};   // q = (1, 2)
+    t.wk = {2, 0};   // k = (2, 0)
+    t.wv = {0, 1};   // v = (0, 2)
+    PipelineSettings st;
+    st.score = attn::ScoreFunction(function);
+    st.scoreSeed = 11;
+    st.temperature = 2.0;
+    st.mask = PipelineSettings::Mask::Causal;
+    auto r = runToyPipeline(t, st);
+    QVERIFY2(r, r ? "" : r.status().message().c_str());
+    const auto *s = static_cast<const PipelineSnapshot *>(r->get());
+    const double q[2] = {1, 2}, k[2] = {2, 0};
+    double S[4];
+    const attn::ScoreParams params = attn::ScoreParams::random(st.score, 1, 1, 1, 11);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+            switch (st.score) {
+            case attn::ScoreFunction::Dot: S[i * 2 + j] = q[i] * k[j]; break;
+            case attn::ScoreFunction::General: S[i * 2 + j] = q[i] * params.W.at(0, 0) * k[j]; break;
+            default:
+                S[i * 2 + j] = params.va[0] * std::tanh(params.Wa.at(0, 0) * q[i] + params.Wa.at(0, 1) * k[j]);
+            }
+        }
+    if (st.score == attn::ScoreFunction::General) QVERIFY(params.W.at(0, 0) != 0.0);
+    for (int c = 0; c < 4; ++c) QVERIFY2(std::abs(s->stages.dot[std::size_t(c)] - S[c]) < 1e-12, qPrintable(QString::number(c)));
+    QCOMPARE(s->factor, 1.0);   // only the scaled dot product is scaled
+    for (int c = 0; c < 4; ++c) QVERIFY(std::abs(s->stages.scaled[std::size_t(c)] - S[c] / 2.0) < 1e-12);
+    // Causal: row 0 sees key 0 only; row 1: P_11 = 1 / (1 + e^((S_10 − S_11)/T)); y_1 = 2 P_11.
+    QCOMPARE(s->stages.weights[0], 1.0);
+    QCOMPARE(s->stages.weights[1], 0.0);
+    const double p11 = 1.0 / (1.0 + std::exp((S[2] - S[3]) / 2.0));
+    QVERIFY(std::abs(s->stages.weights[3] - p11) < 1e-12);
+    QVERIFY(std::abs(s->stages.output[1] - 2.0 * p11) < 1e-12);
+    // The check is the model's own scaled dot product, whatever is on screen.
+    QVERIFY(s->maxErrWeights < 1e-6);
+    if (st.score == attn::ScoreFunction::General) QCOMPARE(s->score.qW, (std::vector<double>{params.W.at(0, 0), 2 * params.W.at(0, 0)}));
+    if (st.score == attn::ScoreFunction::Additive) {
+        QCOMPARE(s->score.dAttn, 1);
+        QVERIFY(std::abs(s->score.projK[0] - 2 * params.Wa.at(0, 1)) < 1e-15);
+    }
+}
+
+// A real head: every score function against sums written out here over the head's captured q and k, the seeded
+// parameters drawn again here; the heads stage uses the same function; the controls follow.
+void TestPipeline::scoreFunctionsInView()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa"));
+    PipelineSettings st;
+    st.layer = 1;
+    st.head = 1;
+    f.run(st);
+    const auto exact = f.view->snapshot();
+    const int n = exact->n, D = exact->dHead;
+    for (attn::ScoreFunction fn : {attn::ScoreFunction::Dot, attn::ScoreFunction::General, attn::ScoreFunction::Additive}) {
+        f.view->controls()->scoreBox()->setCurrentIndex(f.view->controls()->scoreBox()->findData(int(fn)));
+        f.view->controls()->scoreSeedBox()->setValue(4);
+        f.view->rerun();
+        QVERIFY(f.view->runner()->waitForIdle());
+        const auto s = f.view->snapshot();
+        QCOMPARE(s->settings.score, fn);
+        QVERIFY(!f.view->controls()->scaleBox()->isEnabled());
+        const attn::ScoreParams params = attn::ScoreParams::random(fn, D, D, D, 4);
+        double worst = 0.0;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                double e = 0.0;
+                if (fn == attn::ScoreFunction::Dot) {
+                    for (int c = 0; c < D; ++c) e += s->q[std::size_t(i * D + c)] * s->k[std::size_t(j * D + c)];
+                } else if (fn == attn::ScoreFunction::General) {
+                    for (int a = 0; a < D; ++a)
+                        for (int b = 0; b < D; ++b)
+                            e += s->q[std::size_t(i * D + a)] * params.W.at(a, b) * s->k[std::size_t(j * D + b)];
+                } else {
+                    for (int a = 0; a < D; ++a) {
+                        double h = 0.0;
+                        for (int c = 0; c < D; ++c)
+                            h += params.Wa.at(a, c) * s->q[std::size_t(i * D + c)] + params.Wa.at(a, D + c) * s->k[std::size_t(j * D + c)];
+                        e += params.va[std::size_t(a)] * std::tanh(h);
+                    }
+                }
+                worst = std::max(worst, std::abs(e - s->stages.dot[std::size_t(i * n + j)]));
+            }
+        QVERIFY2(worst < 1e-9, qPrintable(QString::number(worst)));
+        QCOMPARE(s->factor, 1.0);
+        QVERIFY(s->stages.dot != exact->stages.dot || fn == attn::ScoreFunction::Dot);
+        // The heads stage runs the same function: this head's columns are its Y.
+        const int H = s->heads;
+        for (int i = 0; i < n; ++i)
+            for (int c = 0; c < D; ++c)
+                QCOMPARE(s->concat[std::size_t(i * H * D + st.head * D + c)], s->stages.output[std::size_t(i * D + c)]);
+        // The dot stage shows the function's own intermediate matrices, and says what it is.
+        f.view->setStage(PipelineStage::Dot);
+        const QList<MatrixPanel *> panels = f.view->panels();
+        QCOMPARE(panels.size(), 3);
+        if (fn == attn::ScoreFunction::General) QVERIFY(panels[0]->matrix().title.startsWith(QStringLiteral("Q W")));
+        if (fn == attn::ScoreFunction::Additive) {
+            QVERIFY(panels[0]->matrix().title.startsWith(QStringLiteral("W_q q_i")));
+            QCOMPARE(panels[1]->matrix().cols, D);
+        }
+        QCOMPARE(f.view->formulaText(), scoreFormula(fn));
+        QVERIFY(f.view->checkText().contains(QStringLiteral("not the model's")));
+        QVERIFY(s->maxErrWeights < 1e-5);   // the model's own setting still checked
+        QVERIFY(f.view->figureCaption().contains(QStringLiteral("score ") + QString::fromStdString(attn::scoreFunctionName(fn))));
+    }
+    f.view->controls()->scoreBox()->setCurrentIndex(0);
+    f.view->rerun();
+    QVERIFY(f.view->runner()->waitForIdle());
+    QVERIFY(f.view->controls()->scaleBox()->isEnabled());
+    QCOMPARE(f.view->snapshot()->stages.weights, exact->stages.weights);
+    QCOMPARE(f.view->formulaText(), stageFormula(PipelineStage::Dot));
+}
+
+// Dropout on the softmax stage: each weight kept exactly when the seed's uniform u_ij ≥ p (u drawn again here
+// from seededUniform: bound · (2u − 1) with bound ½ is u − ½ exactly), the kept ones rescaled by 1/(1 − p), the Σ
+// column the row sums; every stage after softmax stays exact.
+void TestPipeline::dropoutOnTheSoftmaxStage()
+{
+    Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve pa va"));
+    PipelineSettings st;
+    f.run(st);
+    const auto exact = f.view->snapshot();
+    QVERIFY(!exact->dropout);
+    f.view->setStage(PipelineStage::Softmax);
+    QCOMPARE(f.view->panels().size(), 2);
+    f.view->controls()->dropoutBox()->setValue(0.3);
+    f.view->controls()->dropoutSeedBox()->setValue(9);
+    f.view->rerun();
+    QVERIFY(f.view->runner()->waitForIdle());
+    const auto s = f.view->snapshot();
+    QVERIFY(s->dropout);
+    const DropoutStage &d = *s->dropout;
+    QCOMPARE(d.p, 0.3);
+    QCOMPARE(d.seed, std::uint64_t(9));
+    const int n = s->n, W = n + 1;
+    const attn::MatrixD u = attn::seededUniform(n, n, 0.5, 9);
+    std::int64_t kept = 0, allowed = 0, dropped = 0;
+    for (int i = 0; i < n; ++i) {
+        double rowDropped = 0.0, rowRescaled = 0.0;
+        for (int j = 0; j < n; ++j) {
+            const double P = s->stages.weights[std::size_t(i * n + j)];
+            const bool keep = u.at(i, j) + 0.5 >= 0.3;
+            QCOMPARE(d.dropped[std::size_t(i * W + j)], keep ? P : 0.0);
+            QVERIFY(std::abs(d.rescaled[std::size_t(i * W + j)] - (keep ? P / 0.7 : 0.0)) < 1e-15);
+            QCOMPARE(std::isinf(d.keepBias[std::size_t(i * W + j)]), !keep || std::isinf(s->bias[std::size_t(i * n + j)]));
+            rowDropped += d.dropped[std::size_t(i * W + j)];
+            rowRescaled += d.rescaled[std::size_t(i * W + j)];
+            if (P > 0.0) {
+                ++allowed;
+                kept += keep;
+                dropped += !keep;
+            }
+        }
+        QVERIFY(std::abs(d.dropped[std::size_t(i * W + n)] - rowDropped) < 1e-12);
+        QVERIFY(std::abs(d.rescaled[std::size_t(i * W + n)] - rowRescaled) < 1e-12);
+    }
+    QCOMPARE(d.kept, kept);
+    QCOMPARE(d.allowed, allowed);
+    QVERIFY(dropped > 0 && d.minRowSum < 1.0);   // this seed drops something, so some row no longer sums to 1
+    // Y and every other stage: exactly as without dropout.
+    QCOMPARE(s->stages.weights, exact->stages.weights);
+    QCOMPARE(s->stages.output, exact->stages.output);
+    QCOMPARE(s->concat, exact->concat);
+    QVERIFY(d.output != s->stages.output);   // what a training step's Y would have been
+    // The stage shows P, the kept weights and the rescaled ones, each with its Σ column.
+    QList<MatrixPanel *> panels = f.view->panels();
+    QCOMPARE(panels.size(), 3);
+    QCOMPARE(panels[1]->matrix().cols, n + 1);
+    QCOMPARE(panels[2]->matrix().colLabels.last(), QStringLiteral("Σ"));
+    QVERIFY2(f.view->checkText().contains(QStringLiteral("%1 of %2 weights kept").arg(kept).arg(allowed)),
+             qPrintable(f.view->checkText()));
+    QVERIFY(f.view->formulaText().contains(QStringLiteral("(1 − p)")));
+    f.view->setStage(PipelineStage::Output);
+    QCOMPARE(f.view->panels().at(0)->matrix().values.get(), &f.view->snapshot()->stages.weights);   // ·V uses P
+    // Off again: two panels.
+    f.view->controls()->dropoutBox()->setValue(0.0);
+    f.view->rerun();
+    QVERIFY(f.view->runner()->waitForIdle());
+    QVERIFY(!f.view->snapshot()->dropout);
+}
+
 void TestPipeline::sessionRoundTrip()
 {
     Fixture f(QStringLiteral("sample:induction-gpt2"), QStringLiteral("bo he so ve"));
@@ -842,6 +1045,10 @@ void TestPipeline::sessionRoundTrip()
     s.mask = PipelineSettings::Mask::Window;
     s.window = 3;
     s.positional = PipelineSettings::Positional::None;
+    s.score = attn::ScoreFunction::Additive;
+    s.scoreSeed = 5;
+    s.dropout = 0.35;
+    s.dropoutSeed = 7;
     f.run(s);
     f.view->setStage(PipelineStage::Scale);
     const QJsonObject state = f.view->sessionState();
@@ -854,6 +1061,12 @@ void TestPipeline::sessionRoundTrip()
     QCOMPARE(other.stage(), PipelineStage::Scale);
     QCOMPARE(other.snapshot()->settings.temperature, 0.5);
     QVERIFY(!other.controls()->scaleBox()->isChecked());
+    QCOMPARE(other.snapshot()->settings.score, attn::ScoreFunction::Additive);
+    QCOMPARE(other.snapshot()->settings.scoreSeed, std::uint64_t(5));
+    QCOMPARE(other.snapshot()->settings.dropout, 0.35);
+    QCOMPARE(other.snapshot()->settings.dropoutSeed, std::uint64_t(7));
+    QCOMPARE(other.controls()->scoreBox()->currentData().toInt(), int(attn::ScoreFunction::Additive));
+    QCOMPARE(other.snapshot()->stages.dot, f.view->snapshot()->stages.dot);
     QVERIFY(other.restoreSessionState(QJsonObject{}, &error));   // empty: nothing changes
     QCOMPARE(other.sessionState(), state);
 }
@@ -872,6 +1085,11 @@ void TestPipeline::sessionErrors_data()
     QTest::addRow("mask unknown") << QJsonObject{{"mask", "diagonal"}} << "mask";
     QTest::addRow("window fraction") << QJsonObject{{"window", 1.5}} << "window";
     QTest::addRow("positional") << QJsonObject{{"positional", "rope"}} << "positional";
+    QTest::addRow("score unknown") << QJsonObject{{"score", "cosine"}} << "score";
+    QTest::addRow("score_seed negative") << QJsonObject{{"score_seed", -1}} << "score_seed";
+    QTest::addRow("dropout 0.95") << QJsonObject{{"dropout", 0.95}} << "dropout";
+    QTest::addRow("dropout text") << QJsonObject{{"dropout", "half"}} << "dropout";
+    QTest::addRow("dropout_seed too large") << QJsonObject{{"dropout_seed", 10000000}} << "dropout_seed";
     QTest::addRow("unknown field") << QJsonObject{{"colour", "red"}} << "colour";
 }
 

@@ -26,10 +26,10 @@ QString formatValue(double v, MatrixSpec::Kind kind)
     return s.replace(QLatin1Char('-'), QChar(0x2212));   // a real minus sign lines up with the digits
 }
 
-// The colour-scale range of a matrix: [0, 1] for weights, symmetric around 0 for signed values.
+// The colour-scale range of a matrix: [0, weightsMax] for weights, symmetric around 0 for signed values.
 std::pair<double, double> valueRange(const MatrixSpec &s)
 {
-    if (s.kind == MatrixSpec::Kind::Weights) return {0.0, 1.0};
+    if (s.kind == MatrixSpec::Kind::Weights) return {0.0, s.weightsMax};
     double a = 0.0;
     if (s.values)
         for (double v : *s.values)

@@ -41,6 +41,7 @@ struct MatrixSpec {
     QString rowTitle = QStringLiteral("query");   // axis titles of the heatmap
     QString colTitle = QStringLiteral("key");
     bool asHeatmap = false;        // a heatmap whatever the size: wide matrices whose columns matter together
+    double weightsMax = 1.0;       // Kind::Weights: the colour scale is [0, weightsMax] (rescaled weights exceed 1)
 };
 
 class MatrixPanel : public QWidget {

@@ -74,6 +74,7 @@ struct ScoreParams {
 struct ScoringOptions {
     double scale = 0.0;   // ScaledDot only: 0 → 1/√dk; must be finite and ≥ 0
     MaskSpec mask;        // validated with B = H = 1 against Lq, Lk
+    bool keepHidden = true;   // Additive: keep ScoringTrace::hidden (up to kVariantMaxHidden values); false: never
 };
 
 // Every stage of one head's attention with its numbers.

@@ -194,7 +194,7 @@ Result<ScoringTrace> scoreAttention(const MatrixD &Q, const MatrixD &K, const Ma
                 t.projK.at(j, a) = s;
             }
         }
-        const bool keepHidden = Lq * Lk * dA <= kVariantMaxHidden;
+        const bool keepHidden = options.keepHidden && Lq * Lk * dA <= kVariantMaxHidden;
         if (keepHidden) t.hidden.resize(static_cast<std::size_t>(Lq * Lk * dA));
         for (std::int64_t i = 0; i < Lq; ++i)
             for (std::int64_t j = 0; j < Lk; ++j) {

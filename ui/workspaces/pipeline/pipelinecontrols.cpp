@@ -3,6 +3,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -353,6 +354,49 @@ PipelineControls::PipelineControls(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Positions"), m_positional);
     layout->addWidget(box);
 
+    // The variants from before and around the Transformer: other score functions on this head's q and k, and
+    // attention dropout shown on the weights.
+    auto *variants = new QGroupBox(tr("Score function and dropout"));
+    auto *vLayout = new QVBoxLayout(variants);
+    auto *vForm = new QFormLayout;
+    vLayout->addLayout(vForm);
+    m_score = new QComboBox;
+    for (attn::ScoreFunction f : {attn::ScoreFunction::ScaledDot, attn::ScoreFunction::Dot, attn::ScoreFunction::General,
+                                  attn::ScoreFunction::Additive})
+        m_score->addItem(scoreLabel(f), int(f));
+    m_score->setToolTip(tr("How a query and a key are scored. The model was trained with the scaled dot product; the "
+                           "others run on its real q and k with seeded parameters (W, W_a, v_a), for comparison."));
+    m_scoreSeed = new QSpinBox;
+    m_scoreSeed->setRange(0, int(kMaxSeed));
+    m_scoreSeed->setValue(1);
+    m_scoreSeed->setPrefix(tr("seed "));
+    m_scoreSeed->setToolTip(tr("The seed of the general and additive scores' parameters (Xavier-uniform)."));
+    auto *sRow = new QHBoxLayout;
+    sRow->addWidget(m_score, 1);
+    sRow->addWidget(m_scoreSeed);
+    vForm->addRow(tr("Score"), sRow);
+    m_dropout = new QDoubleSpinBox;
+    m_dropout->setRange(0.0, kMaxDropout);
+    m_dropout->setSingleStep(0.05);
+    m_dropout->setDecimals(2);
+    m_dropout->setPrefix(tr("p = "));
+    m_dropout->setSpecialValueText(tr("off"));
+    m_dropout->setToolTip(tr("Attention dropout as in training: the softmax stage shows which weights a seeded draw "
+                             "drops and the 1/(1 − p) rescale. The other stages stay exact."));
+    m_dropoutSeed = new QSpinBox;
+    m_dropoutSeed->setRange(0, int(kMaxSeed));
+    m_dropoutSeed->setValue(1);
+    m_dropoutSeed->setPrefix(tr("seed "));
+    auto *dRow = new QHBoxLayout;
+    dRow->addWidget(m_dropout, 1);
+    dRow->addWidget(m_dropoutSeed);
+    vForm->addRow(tr("Dropout"), dRow);
+    auto *rnn = new QLabel(rnnAttentionExplanation());
+    rnn->setWordWrap(true);
+    rnn->setTextFormat(Qt::RichText);
+    vLayout->addWidget(rnn);   // a wrapped label gets its height for its width in a box layout, not a form row
+    layout->addWidget(variants);
+
     auto *sat = new QGroupBox(tr("Softmax saturation (this head, every row)"));
     auto *satLayout = new QVBoxLayout(sat);
     m_saturation = new QLabel;
@@ -373,6 +417,10 @@ PipelineControls::PipelineControls(QWidget *parent) : QWidget(parent)
     connect(m_mask, &QComboBox::currentIndexChanged, this, [this] { updateLabels(); emit changed(); });
     connect(m_window, &QSpinBox::valueChanged, this, &PipelineControls::changed);
     connect(m_positional, &QComboBox::currentIndexChanged, this, &PipelineControls::changed);
+    connect(m_score, &QComboBox::currentIndexChanged, this, [this] { updateLabels(); emit changed(); });
+    connect(m_scoreSeed, &QSpinBox::valueChanged, this, &PipelineControls::changed);
+    connect(m_dropout, &QDoubleSpinBox::valueChanged, this, [this] { updateLabels(); emit changed(); });
+    connect(m_dropoutSeed, &QSpinBox::valueChanged, this, &PipelineControls::changed);
     updateLabels();
 }
 
@@ -395,11 +443,21 @@ void PipelineControls::applyTo(PipelineSettings *s) const
     s->mask = PipelineSettings::Mask(m_mask->currentData().toInt());
     s->window = m_window->value();
     s->positional = PipelineSettings::Positional(m_positional->currentData().toInt());
+    s->score = attn::ScoreFunction(m_score->currentData().toInt());
+    s->scoreSeed = std::uint64_t(m_scoreSeed->value());
+    // The box rounds to its two decimals; keep a restored p exactly while the box shows it.
+    if (std::abs(s->dropout - m_dropout->value()) >= 0.005) s->dropout = m_dropout->value();
+    s->dropoutSeed = std::uint64_t(m_dropoutSeed->value());
 }
 
 void PipelineControls::setFrom(const PipelineSettings &s)
 {
-    const QSignalBlocker b1(m_scale), b2(m_temperature), b3(m_mask), b4(m_window), b5(m_positional);
+    const QSignalBlocker b1(m_scale), b2(m_temperature), b3(m_mask), b4(m_window), b5(m_positional), b6(m_score),
+        b7(m_scoreSeed), b8(m_dropout), b9(m_dropoutSeed);
+    m_score->setCurrentIndex(m_score->findData(int(s.score)));
+    m_scoreSeed->setValue(int(s.scoreSeed));
+    m_dropout->setValue(s.dropout);
+    m_dropoutSeed->setValue(int(s.dropoutSeed));
     m_scale->setChecked(s.scale);
     m_temperature->setValue(sliderFromTemperature(s.temperature));
     m_mask->setCurrentIndex(m_mask->findData(int(s.mask)));
@@ -412,6 +470,10 @@ void PipelineControls::updateLabels()
 {
     m_temperatureLabel->setText(QStringLiteral("T = %1").arg(temperatureFromSlider(m_temperature->value()), 0, 'f', 2));
     m_window->setEnabled(m_mask->currentData().toInt() == int(PipelineSettings::Mask::Window));
+    const auto score = attn::ScoreFunction(m_score->currentData().toInt());
+    m_scale->setEnabled(score == attn::ScoreFunction::ScaledDot);   // only the scaled dot product is scaled
+    m_scoreSeed->setEnabled(score == attn::ScoreFunction::General || score == attn::ScoreFunction::Additive);
+    m_dropoutSeed->setEnabled(m_dropout->value() > 0.0);
 }
 
 void PipelineControls::showSnapshot(const PipelineSnapshot &s)

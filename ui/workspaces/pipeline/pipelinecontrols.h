@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The Pipeline workspace's side panel: the toggles (÷√d_k on/off, temperature, mask, positional encoding), what
+// The Pipeline workspace's side panel: the toggles (÷√d_k on/off, temperature, mask, positional encoding; the score
+// function and attention dropout as teaching variants, with the RNN-era attention step explained), what
 // they do to softmax (mean largest weight and entropy per row, with and without scaling), and a small plot of
 // the spread of q·k against d_k for random vectors — the reason for ÷√d_k; and the toy's numbers to type.
 
@@ -11,6 +12,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -88,7 +90,8 @@ class PipelineControls : public QWidget {
 public:
     explicit PipelineControls(QWidget *parent = nullptr);
 
-    // The toggle fields of `s` (scale, temperature, mask, window, positional); layer and head are left alone.
+    // The toggle fields of `s` (scale, temperature, mask, window, positional, score and its seed, dropout and its
+    // seed); layer and head are left alone.
     void applyTo(PipelineSettings *s) const;
     void setFrom(const PipelineSettings &s);   // emits nothing
     void showSnapshot(const PipelineSnapshot &s);
@@ -97,6 +100,10 @@ public:
     QSlider *temperatureSlider() const { return m_temperature; }
     QComboBox *maskBox() const { return m_mask; }
     QComboBox *positionalBox() const { return m_positional; }
+    QComboBox *scoreBox() const { return m_score; }
+    QSpinBox *scoreSeedBox() const { return m_scoreSeed; }
+    QDoubleSpinBox *dropoutBox() const { return m_dropout; }
+    QSpinBox *dropoutSeedBox() const { return m_dropoutSeed; }
     QLabel *saturationLabel() const { return m_saturation; }
     ToyEditor *toyEditor() const { return m_toy; }
 
@@ -115,6 +122,10 @@ private:
     QComboBox *m_mask = nullptr;
     QSpinBox *m_window = nullptr;
     QComboBox *m_positional = nullptr;
+    QComboBox *m_score = nullptr;
+    QSpinBox *m_scoreSeed = nullptr;
+    QDoubleSpinBox *m_dropout = nullptr;
+    QSpinBox *m_dropoutSeed = nullptr;
     QLabel *m_saturation = nullptr;
     ScoreSpreadPlot *m_spread = nullptr;
     ToyEditor *m_toy = nullptr;

@@ -47,6 +47,17 @@ bool maskFromName(const QString &name, PipelineSettings::Mask *mask)
     return false;
 }
 
+QString scoreLabel(attn::ScoreFunction f)
+{
+    switch (f) {
+    case attn::ScoreFunction::ScaledDot: return tr("scaled dot (Transformer)");
+    case attn::ScoreFunction::Dot: return tr("dot (Luong)");
+    case attn::ScoreFunction::General: return tr("general q·W·k (Luong)");
+    case attn::ScoreFunction::Additive: return tr("additive (Bahdanau)");
+    }
+    return {};
+}
+
 QString stageName(PipelineStage s) { return QString::fromLatin1(kStageNames[int(s)]); }
 
 bool stageFromName(const QString &name, PipelineStage *stage)
@@ -127,6 +138,50 @@ QString stageExplanation(PipelineStage s)
     return {};
 }
 
+QString scoreFormula(attn::ScoreFunction f)
+{
+    switch (f) {
+    case attn::ScoreFunction::ScaledDot: return stageFormula(PipelineStage::Dot);
+    case attn::ScoreFunction::Dot: return QStringLiteral("S_ij = q_i · k_j   (then no ÷√d_k)");
+    case attn::ScoreFunction::General: return QStringLiteral("S_ij = q_iᵀ W k_j = (Q W Kᵀ)_ij,   W ∈ ℝ^(d_k × d_k)");
+    case attn::ScoreFunction::Additive:
+        return QStringLiteral("S_ij = v_aᵀ tanh(W_a [q_i; k_j]) = v_aᵀ tanh(W_q q_i + W_k k_j),   W_q, W_k ∈ ℝ^(d_attn × d_k)");
+    }
+    return {};
+}
+
+QString scoreExplanation(attn::ScoreFunction f)
+{
+    switch (f) {
+    case attn::ScoreFunction::ScaledDot: return stageExplanation(PipelineStage::Dot);
+    case attn::ScoreFunction::Dot:
+        return tr("Luong's \"dot\" score: the plain dot product, not divided by √d_k, so the scores of large heads "
+                  "are large and softmax saturates (the saturation box on the right shows how much).");
+    case attn::ScoreFunction::General:
+        return tr("Luong's \"general\" score puts a learned matrix W between query and key: each query is first mapped "
+                  "into the key space (Q W, left), then compared by a dot product. This model never learned a W: it is "
+                  "drawn from the seed, so the pattern shows what the form does to these real q and k.");
+    case attn::ScoreFunction::Additive:
+        return tr("Bahdanau's additive score, the first attention (2015): query and key are projected into a hidden "
+                  "layer (W_q q_i, W_k k_j, left), added, squashed by tanh and read out by a vector v_a — a small "
+                  "network per pair, where the Transformer uses one dot product. W_a = [W_q | W_k] and v_a are seeded, "
+                  "not learned by this model.");
+    }
+    return {};
+}
+
+QString rnnAttentionExplanation()
+{
+    return tr("<p><b>Before the Transformer</b> (Bahdanau 2015, Luong 2015): an RNN decoder's state s<sub>t</sub> "
+              "scores every encoder state h<sub>j</sub>, e<sub>tj</sub> = score(s<sub>t</sub>, h<sub>j</sub>); "
+              "α<sub>t</sub> = softmax(e<sub>t</sub>); the context c<sub>t</sub> = Σ<sub>j</sub> α<sub>tj</sub> "
+              "h<sub>j</sub> feeds the next word — one target step at a time, the encoder states serving as both keys "
+              "and values.</p><p><b>The Transformer</b> runs that step for every position at once, with "
+              "q<sub>i</sub> = x<sub>i</sub>W<sub>Q</sub>, k<sub>j</sub> = x<sub>j</sub>W<sub>K</sub>, "
+              "v<sub>j</sub> = x<sub>j</sub>W<sub>V</sub> and the scaled dot product as the score (cross-attention: "
+              "queries from the decoder, keys and values from the encoder).</p>");
+}
+
 Saturation saturation(const std::vector<double> &weights, int n)
 {
     Saturation s;
@@ -153,22 +208,44 @@ Saturation saturation(const std::vector<double> &weights, int n)
     return s;
 }
 
+namespace {
+
+// S = Q Kᵀ [n, n] for q, k [n, d_k].
+std::vector<double> dotProducts(const std::vector<double> &q, const std::vector<double> &k, int n, int dHead)
+{
+    const std::size_t N = std::size_t(n), D = std::size_t(dHead);
+    std::vector<double> dot(N * N, 0.0);
+    for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = 0; j < N; ++j) {
+            double s = 0.0;
+            for (std::size_t c = 0; c < D; ++c) s += q[i * D + c] * k[j * D + c];
+            dot[i * N + j] = s;
+        }
+    return dot;
+}
+
+} // namespace
+
 HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<double> &k, const std::vector<double> &v,
                              const std::vector<double> &bias, int n, int dHead, double factor, double temperature)
 {
+    return computeHeadStagesFromScores(dotProducts(q, k, n, dHead), v, bias, n, dHead, factor, temperature);
+}
+
+HeadStages computeHeadStagesFromScores(std::vector<double> raw, const std::vector<double> &v,
+                                       const std::vector<double> &bias, int n, int dHead, double factor,
+                                       double temperature)
+{
     const std::size_t N = std::size_t(n), D = std::size_t(dHead);
     HeadStages h;
-    h.dot.assign(N * N, 0.0);
+    h.dot = std::move(raw);
     h.scaled.assign(N * N, 0.0);
     h.masked.assign(N * N, 0.0);
     h.weights.assign(N * N, 0.0);
     h.output.assign(N * D, 0.0);
     for (std::size_t i = 0; i < N; ++i) {
         for (std::size_t j = 0; j < N; ++j) {
-            double s = 0.0;
-            for (std::size_t c = 0; c < D; ++c) s += q[i * D + c] * k[j * D + c];
-            h.dot[i * N + j] = s;
-            h.scaled[i * N + j] = s * factor / temperature;
+            h.scaled[i * N + j] = h.dot[i * N + j] * factor / temperature;
             h.masked[i * N + j] = h.scaled[i * N + j] + bias[i * N + j];   // −inf stays −inf
         }
         // Softmax with the row maximum subtracted; a row with no allowed key stays 0 (as the engine does).
@@ -186,6 +263,82 @@ HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<dou
             for (std::size_t c = 0; c < D; ++c) h.output[i * D + c] += h.weights[i * N + j] * v[j * D + c];
     }
     return h;
+}
+
+attn::Result<ScoreStage> scoreStage(const std::vector<double> &q, const std::vector<double> &k, int n, int dHead,
+                                    const PipelineSettings &st)
+{
+    ScoreStage out;
+    if (st.score == attn::ScoreFunction::Dot || st.score == attn::ScoreFunction::ScaledDot) {
+        // The dot products here: scoreAttention's teaching limit (2^22 scores) is below the Pipeline's 4096 tokens.
+        out.raw = dotProducts(q, k, n, dHead);
+        return out;
+    }
+    const auto matrix = [&](const std::vector<double> &values) {
+        attn::MatrixD m(n, dHead);
+        m.values = values;
+        return m;
+    };
+    const attn::MatrixD Q = matrix(q), K = matrix(k);
+    out.dAttn = st.score == attn::ScoreFunction::Additive ? dHead : 0;
+    out.params = attn::ScoreParams::random(st.score, dHead, dHead, out.dAttn, st.scoreSeed);
+    attn::ScoringOptions options;
+    options.keepHidden = false;
+    // V only sizes the trace's output, which is not used: Y is P V of the stages, after temperature and M.
+    auto trace = attn::scoreAttention(Q, K, attn::MatrixD(n, 1), st.score, out.params, options);
+    if (!trace) return attn::Status::invalid("score: " + trace.status().message());
+    out.raw = std::move(trace->raw.values);
+    out.qW = std::move(trace->qW.values);
+    out.projQ = std::move(trace->projQ.values);
+    out.projK = std::move(trace->projK.values);
+    return out;
+}
+
+attn::Result<DropoutStage> dropoutStage(const std::vector<double> &weights, const std::vector<double> &v, int n,
+                                        int dHead, double p, std::uint64_t seed)
+{
+    if (!(p >= 0.0 && p <= kMaxDropout))
+        return attn::Status::invalid("dropout: p must be in [0, " + std::to_string(kMaxDropout).substr(0, 3) + "]");
+    attn::MatrixD P(n, n), V(n, dHead);
+    P.values = weights;
+    V.values = v;
+    auto view = attn::attentionDropout(P, p, seed, &V);
+    if (!view) return attn::Status::invalid("dropout: " + view.status().message());
+    const std::size_t N = std::size_t(n), W = N + 1;
+    DropoutStage d;
+    d.p = p;
+    d.seed = seed;
+    d.dropped.assign(N * W, 0.0);
+    d.rescaled.assign(N * W, 0.0);
+    d.keepBias.assign(N * W, 0.0);
+    d.output = std::move(view->output.values);
+    d.minRowSum = std::numeric_limits<double>::infinity();
+    d.maxRowSum = -std::numeric_limits<double>::infinity();
+    int rows = 0;
+    for (std::size_t i = 0; i < N; ++i) {
+        bool anyAllowed = false;
+        for (std::size_t j = 0; j < N; ++j) {
+            d.dropped[i * W + j] = view->dropped.at(std::int64_t(i), std::int64_t(j));
+            d.rescaled[i * W + j] = view->rescaled.at(std::int64_t(i), std::int64_t(j));
+            const bool kept = view->keep[i * N + j] != 0;
+            if (!kept) d.keepBias[i * W + j] = kNegInf;
+            if (weights[i * N + j] > 0.0) {
+                anyAllowed = true;
+                ++d.allowed;
+                d.kept += kept;
+            }
+        }
+        d.dropped[i * W + N] = view->droppedRowSums[i];
+        d.rescaled[i * W + N] = view->rescaledRowSums[i];
+        if (!anyAllowed) continue;
+        d.minRowSum = std::min(d.minRowSum, view->droppedRowSums[i]);
+        d.maxRowSum = std::max(d.maxRowSum, view->droppedRowSums[i]);
+        d.meanRescaledRowSum += view->rescaledRowSums[i];
+        ++rows;
+    }
+    if (rows > 0) d.meanRescaledRowSum /= rows;
+    else d.minRowSum = d.maxRowSum = 0.0;
+    return d;
 }
 
 TiledStep tiledStep(const std::vector<double> &masked, const std::vector<double> &v, int n, int dHead, int blockKeys,
@@ -241,6 +394,56 @@ TiledStep tiledStep(const std::vector<double> &masked, const std::vector<double>
     return t;
 }
 
+namespace {
+
+// The stages of one head under the settings' score function, factor and temperature.
+attn::Result<HeadStages> stagesFor(const std::vector<double> &q, const std::vector<double> &k, const std::vector<double> &v,
+                                   const std::vector<double> &bias, int n, int dHead, double factor,
+                                   const PipelineSettings &st, ScoreStage *keep = nullptr)
+{
+    auto score = scoreStage(q, k, n, dHead, st);
+    if (!score) return score.status();
+    HeadStages h = computeHeadStagesFromScores(score->raw, v, bias, n, dHead, factor, st.temperature);
+    if (keep) *keep = std::move(*score);
+    return h;
+}
+
+// Validates the teaching fields and fills the snapshot's score, stages and dropout view for its own head.
+attn::Status fillTeachingStages(PipelineSnapshot &snap, const PipelineSettings &st)
+{
+    auto stages = stagesFor(snap.q, snap.k, snap.v, snap.bias, snap.n, snap.dHead, snap.factor, st, &snap.score);
+    if (!stages) return stages.status();
+    snap.stages = std::move(*stages);
+    if (st.dropout > 0.0) {
+        auto d = dropoutStage(snap.stages.weights, snap.v, snap.n, snap.dHead, st.dropout, st.dropoutSeed);
+        if (!d) return d.status();
+        // Cells M masks are drawn masked too (their weight is 0 whether kept or not).
+        const std::size_t N = std::size_t(snap.n), W = N + 1;
+        for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t j = 0; j < N; ++j)
+                if (snap.bias[i * N + j] == kNegInf) d->keepBias[i * W + j] = kNegInf;
+        snap.dropout = std::move(*d);
+    }
+    return attn::Status::ok();
+}
+
+attn::Status checkTeachingSettings(const PipelineSettings &st)
+{
+    if (!(st.dropout >= 0.0 && st.dropout <= kMaxDropout))
+        return attn::Status::invalid("dropout: p must be in [0, 0.9]");
+    if (st.scoreSeed > kMaxSeed || st.dropoutSeed > kMaxSeed)
+        return attn::Status::invalid("seed: must be 0 … " + std::to_string(kMaxSeed));
+    return attn::Status::ok();
+}
+
+// The factor the stages use: the model's own scale for the scaled dot product with scaling on, else 1.
+double stageFactor(const PipelineSettings &st, double modelFactor)
+{
+    return st.score == attn::ScoreFunction::ScaledDot && st.scale ? modelFactor : 1.0;
+}
+
+} // namespace
+
 attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, const QString &text,
                                                     const attn::TokenizeOptions &tokenize,
                                                     const PipelineSettings &st, const JobContext &ctx)
@@ -258,6 +461,7 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
         return Status::invalid("temperature: must be a positive number");
     if (st.mask == PipelineSettings::Mask::Window && st.window < 0)
         return Status::invalid("window: must be 0 or more");
+    if (Status s = checkTeachingSettings(st); !s) return s;
 
     auto tokens = model->tokenize(text.toStdString(), tokenize);
     if (!tokens) return tokens.status();
@@ -314,7 +518,7 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
     if (cfg.scaleAttnByInverseLayerIdx) modelFactor /= double(st.layer + 1);
     if (cfg.queryPreAttnScalar) modelFactor = std::pow(*cfg.queryPreAttnScalar, -0.5);
     snap->modelFactor = modelFactor;
-    snap->factor = st.scale ? modelFactor : 1.0;
+    snap->factor = stageFactor(st, modelFactor);
 
     const std::size_t N = std::size_t(n), D = std::size_t(cfg.dHead), DM = std::size_t(cfg.dModel);
     const std::vector<float> &hidden = fwd->hiddenStates.at(std::size_t(st.layer));
@@ -335,7 +539,7 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
         for (int j = 0; j < n; ++j)
             snap->bias[std::size_t(i) * N + std::size_t(j)] = double(attn::maskBias(used, 0, st.head, i, j, n, n));
 
-    snap->stages = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), snap->factor, st.temperature);
+    if (Status s = fillTeachingStages(*snap, st); !s) return s;
     const HeadStages scaled = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), modelFactor,
                                                 st.temperature);
     const HeadStages unscaled = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, n, int(D), 1.0,
@@ -347,8 +551,8 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
         std::size_t count = 0;
         for (std::size_t c = 0; c < N * N; ++c) {
             if (std::isinf(snap->bias[c])) continue;
-            sum += snap->stages.dot[c];
-            sum2 += snap->stages.dot[c] * snap->stages.dot[c];
+            sum += scaled.dot[c];   // the dot products, whatever the score function on screen
+            sum2 += scaled.dot[c] * scaled.dot[c];
             ++count;
         }
         if (count > 1) {
@@ -371,10 +575,13 @@ attn::Result<std::shared_ptr<Snapshot>> runPipeline(const TextModelPtr &model, c
         std::vector<double> bias(N * N);
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j) bias[std::size_t(i) * N + std::size_t(j)] = double(attn::maskBias(used, 0, int(h), i, j, n, n));
-        const HeadStages hs = computeHeadStages(qh, kh, vh, bias, n, int(D), snap->factor, st.temperature);
+        auto stages = stagesFor(qh, kh, vh, bias, n, int(D), snap->factor, st);
+        if (!stages) return stages.status();
+        const HeadStages &hs = *stages;
         for (std::size_t i = 0; i < N; ++i)
             for (std::size_t c = 0; c < D; ++c) snap->concat[i * H * D + h * D + c] = hs.output[i * D + c];
-        const bool own = snap->factor == modelFactor && st.temperature == 1.0;   // the stages are the check's already
+        // The stages are the check's already at the model's own settings.
+        const bool own = st.score == attn::ScoreFunction::ScaledDot && snap->factor == modelFactor && st.temperature == 1.0;
         const HeadStages mine = own ? hs : computeHeadStages(qh, kh, vh, bias, n, int(D), modelFactor, 1.0);
         std::copy(mine.output.begin(), mine.output.end(), ownOutputs.begin() + std::ptrdiff_t(h * N * D));
     }
@@ -493,6 +700,7 @@ attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &t, const P
     using attn::Status;
     for (const auto &[name, v] : {std::pair{"n", t.n}, std::pair{"d_model", t.dModel}, std::pair{"d_k", t.dHead}})
         if (v < 1 || v > kToyMax) return Status::invalid(std::string("toy.") + name + ": must be 1 … " + std::to_string(kToyMax));
+    if (Status s = checkTeachingSettings(st); !s) return s;
     const std::size_t N = std::size_t(t.n), DM = std::size_t(t.dModel), D = std::size_t(t.dHead);
     if (t.x.size() != N * DM || t.wq.size() != DM * D || t.wk.size() != DM * D || t.wv.size() != DM * D)
         return Status::invalid("toy: the matrices do not have the sizes n, d_model and d_k say");
@@ -526,8 +734,8 @@ attn::Result<std::shared_ptr<Snapshot>> runToyPipeline(const ToyHead &t, const P
     for (int i = 0; i < t.n; ++i)
         for (int j = 0; j < t.n; ++j) snap->bias[std::size_t(i) * N + std::size_t(j)] = double(attn::maskBias(mask, 0, 0, i, j, t.n, t.n));
     snap->modelFactor = 1.0 / std::sqrt(double(t.dHead));
-    snap->factor = st.scale ? snap->modelFactor : 1.0;
-    snap->stages = computeHeadStages(snap->q, snap->k, snap->v, snap->bias, t.n, t.dHead, snap->factor, st.temperature);
+    snap->factor = stageFactor(st, snap->modelFactor);
+    if (Status s = fillTeachingStages(*snap, st); !s) return s;
     snap->withScale = saturation(computeHeadStages(snap->q, snap->k, snap->v, snap->bias, t.n, t.dHead, snap->modelFactor, st.temperature).weights, t.n);
     snap->withoutScale = saturation(computeHeadStages(snap->q, snap->k, snap->v, snap->bias, t.n, t.dHead, 1.0, st.temperature).weights, t.n);
     snap->concat = snap->stages.output;

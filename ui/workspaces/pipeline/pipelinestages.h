@@ -12,9 +12,12 @@
 #include "runner/enginerunner.h"
 #include "kit/subject.h"
 
+#include <attnscope/variants.h>
+
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <vector>
 
 namespace attnui {
@@ -30,10 +33,26 @@ struct PipelineSettings {
     Mask mask = Mask::Model;
     int window = 2;                 // Mask::Window: keys with |i − j| ≤ window (and j ≤ i for causal models)
     Positional positional = Positional::Model;
+
+    // The score function (attn::scoreAttention, variants.h): the Transformer's scaled dot product (the model's own),
+    // or, for teaching, the plain dot product, Luong's general q_iᵀ W k_j and Bahdanau's additive
+    // v_aᵀ tanh(W_q q_i + W_k k_j) on this head's real q and k. The model has no W, W_a or v_a: they are drawn from
+    // `scoreSeed` (attn::ScoreParams::random, Xavier-uniform, W [d_k, d_k], d_attn = d_k), so the pattern shows the
+    // function's shape, not a trained one. Only ScaledDot is scaled (÷√d_k while `scale` is on).
+    attn::ScoreFunction score = attn::ScoreFunction::ScaledDot;
+    std::uint64_t scoreSeed = 1;
+    // Attention dropout as a teaching view (attn::attentionDropout): with p > 0 the softmax stage shows the kept
+    // weights P ⊙ keep (rows no longer sum to 1) and their 1/(1 − p) rescale beside P. Y and every later stage stay
+    // exact: dropout is a training-time step and is never applied in the views.
+    double dropout = 0.0;           // p in [0, kMaxDropout]
+    std::uint64_t dropoutSeed = 1;
 };
+constexpr double kMaxDropout = 0.9;
+constexpr std::uint64_t kMaxSeed = 999999;   // seeds as sessions and the spin boxes take them: 0 … kMaxSeed
 
 QString maskName(PipelineSettings::Mask mask);                 // "model", "bidirectional", "causal", "window"
 bool maskFromName(const QString &name, PipelineSettings::Mask *mask);
+QString scoreLabel(attn::ScoreFunction f);   // "scaled dot (Transformer)", "dot (Luong)", …: for menus and titles
 
 // The stages, in order; each has a short name, a one-line formula and a sentence of explanation.
 // Tiled: the same P V computed as FlashAttention does, key block by key block (tiledStep below).
@@ -45,6 +64,11 @@ bool stageFromName(const QString &name, PipelineStage *stage);
 QString stageTitle(PipelineStage s);         // "X", "Q, K, V", "QKᵀ", "÷√d_k", "+ M", "softmax", "·V", "⊕ · W_O"
 QString stageFormula(PipelineStage s);       // "S = Q Kᵀ"
 QString stageExplanation(PipelineStage s);
+// The dot stage's formula and sentence under another score function (ScaledDot: stageFormula(Dot)'s).
+QString scoreFormula(attn::ScoreFunction f);
+QString scoreExplanation(attn::ScoreFunction f);
+// The RNN-era encoder–decoder attention step beside the Transformer's, for the side panel (rich text).
+QString rnnAttentionExplanation();
 
 // Softmax statistics of one weight matrix, over its rows with at least one allowed key.
 struct Saturation {
@@ -64,6 +88,39 @@ struct HeadStages {
 };
 HeadStages computeHeadStages(const std::vector<double> &q, const std::vector<double> &k, const std::vector<double> &v,
                              const std::vector<double> &bias, int n, int dHead, double factor, double temperature);
+// The same from raw scores [n, n] of any score function (they become HeadStages::dot).
+HeadStages computeHeadStagesFromScores(std::vector<double> raw, const std::vector<double> &v,
+                                       const std::vector<double> &bias, int n, int dHead, double factor,
+                                       double temperature);
+
+// One head's raw scores under `settings.score`, through the engine's attn::scoreAttention on q, k [n, d_k]: the
+// dot products for Dot and ScaledDot; General's q_iᵀ W k_j with qW = Q W [n, d_k]; Additive's
+// v_aᵀ tanh(W_q q_i + W_k k_j) with projQ = Q W_qᵀ, projK = K W_kᵀ [n, d_attn]. `params` are the seeded ones.
+struct ScoreStage {
+    attn::ScoreParams params;
+    std::vector<double> raw;              // [n, n]
+    std::vector<double> qW;               // General
+    std::vector<double> projQ, projK;     // Additive
+    int dAttn = 0;                        // Additive: the hidden layer's width (d_k)
+};
+attn::Result<ScoreStage> scoreStage(const std::vector<double> &q, const std::vector<double> &k, int n, int dHead,
+                                    const PipelineSettings &settings);
+
+// The softmax stage's dropout view (settings.dropout > 0), from attn::attentionDropout on P with the seed:
+// dropped = P ⊙ keep and rescaled = dropped / (1 − p), each [n, n + 1] with the row's sum in the last column; and
+// what Y = rescaled · V would be (a training step's output), to compare with the exact Y.
+struct DropoutStage {
+    double p = 0.0;
+    std::uint64_t seed = 0;
+    std::vector<double> dropped, rescaled;   // [n, n + 1]: the weights, then Σ_j
+    std::vector<double> keepBias;            // [n, n]: 0 where kept, −∞ where dropped (drawn as masked)
+    std::vector<double> output;              // [n, d_k]: rescaled · V
+    std::int64_t kept = 0, allowed = 0;      // weights kept, of the cells with P > 0
+    double minRowSum = 0.0, maxRowSum = 0.0; // over rows with an allowed key, of dropped
+    double meanRescaledRowSum = 0.0;
+};
+attn::Result<DropoutStage> dropoutStage(const std::vector<double> &weights, const std::vector<double> &v, int n,
+                                        int dHead, double p, std::uint64_t seed);
 
 // The tiled (FlashAttention-2) algorithm on one head's masked scores S″ [n, n] and V [n, d_k], in fp64: the keys
 // are swept in blocks of `blockKeys`; after block b (0-based) every query row i holds
@@ -105,6 +162,8 @@ struct PipelineSnapshot : Snapshot {
     std::vector<double> q, k, v;  // [n, dHead]
     std::vector<double> bias;     // [n, n]
     HeadStages stages;
+    ScoreStage score;             // the score function's parameters and intermediate matrices (settings.score)
+    std::optional<DropoutStage> dropout;   // settings.dropout > 0
     Saturation withScale, withoutScale;   // the same scores with and without ÷√d_k (at this temperature)
     double dotStd = 0.0;          // standard deviation of this head's q·k over the allowed cells (the √d_k plot)
 

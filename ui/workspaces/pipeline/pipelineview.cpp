@@ -326,18 +326,28 @@ QString PipelineView::figureCaption() const
 {
     if (!m_snapshot) return {};
     const PipelineSettings &s = m_snapshot->settings;
+    // The teaching variants, when on: the score function (its seed where it has parameters) and dropout.
+    QString variants;
+    if (s.score != attn::ScoreFunction::ScaledDot)
+        variants += tr(" · score %1").arg(QString::fromStdString(attn::scoreFunctionName(s.score))) +
+                    (s.score == attn::ScoreFunction::Dot ? QString() : tr(" (seed %1)").arg(s.scoreSeed));
+    if (s.dropout > 0.0) variants += tr(" · dropout p = %1 (seed %2)").arg(s.dropout, 0, 'g', 3).arg(s.dropoutSeed);
+    const QString scaling = s.score != attn::ScoreFunction::ScaledDot ? tr("not scaled")
+                            : s.scale                                 ? tr("÷√d_k")
+                                                                      : tr("no scaling");
     if (m_snapshot->toy)
         return tr("%1 (n %2, d_model %3, d_k %4) · stage %5 · %6 · T = %7 · mask %8")
-            .arg(m_snapshot->modelName).arg(m_snapshot->n).arg(m_snapshot->dModel).arg(m_snapshot->dHead)
-            .arg(stageTitle(m_stage), s.scale ? tr("÷√d_k") : tr("no scaling"))
-            .arg(s.temperature, 0, 'g', 3)
-            .arg(s.mask == PipelineSettings::Mask::Window ? tr("window %1").arg(s.window) : maskName(s.mask));
+                   .arg(m_snapshot->modelName).arg(m_snapshot->n).arg(m_snapshot->dModel).arg(m_snapshot->dHead)
+                   .arg(stageTitle(m_stage), scaling)
+                   .arg(s.temperature, 0, 'g', 3)
+                   .arg(s.mask == PipelineSettings::Mask::Window ? tr("window %1").arg(s.window) : maskName(s.mask)) +
+               variants;
     return tr("%1 · \"%2\" · %3 · stage %4 · %5 · T = %6 · mask %7 · positions %8")
-        .arg(m_snapshot->modelName, m_snapshot->text, headName(s.layer, s.head), stageTitle(m_stage),
-             s.scale ? tr("÷√d_k") : tr("no scaling"))
-        .arg(s.temperature, 0, 'g', 3)
-        .arg(s.mask == PipelineSettings::Mask::Window ? tr("window %1").arg(s.window) : maskName(s.mask),
-             m_snapshot->positionalName);
+               .arg(m_snapshot->modelName, m_snapshot->text, headName(s.layer, s.head), stageTitle(m_stage), scaling)
+               .arg(s.temperature, 0, 'g', 3)
+               .arg(s.mask == PipelineSettings::Mask::Window ? tr("window %1").arg(s.window) : maskName(s.mask),
+                    m_snapshot->positionalName) +
+           variants;
 }
 
 FigureLayout PipelineView::figureLayout() const
@@ -533,6 +543,24 @@ void PipelineView::showStage()
     m_next->setEnabled(int(m_stage) + 1 < kPipelineStageCount);
     m_formula->setText(stageFormula(m_stage));
     m_stageText->setText(stageExplanation(m_stage));
+    if (m_snapshot) {
+        // The score function and dropout change what two stages say.
+        const attn::ScoreFunction fn = m_snapshot->settings.score;
+        m_stageButtons->button(int(PipelineStage::Dot))
+            ->setText(fn == attn::ScoreFunction::ScaledDot || fn == attn::ScoreFunction::Dot ? stageTitle(PipelineStage::Dot)
+                                                                                              : tr("score"));
+        if (m_stage == PipelineStage::Dot && fn != attn::ScoreFunction::ScaledDot) {
+            m_formula->setText(scoreFormula(fn));
+            m_stageText->setText(scoreExplanation(fn));
+        }
+        if (m_stage == PipelineStage::Softmax && m_snapshot->dropout) {
+            m_formula->setText(QStringLiteral("P = softmax(S″);   keep_ij ~ Bernoulli(1 − p);   P̃ = P ⊙ keep / (1 − p)"));
+            m_stageText->setText(stageExplanation(m_stage) + QLatin1Char(' ') +
+                                 tr("Dropout (training only) zeroes each weight with probability p, so a row sums to "
+                                    "less than 1; dividing by 1 − p keeps every weight's expected value at P_ij. At "
+                                    "inference nothing is dropped, and the later stages here use P."));
+        }
+    }
     m_tileBar->setVisible(m_stage == PipelineStage::Tiled && m_snapshot && m_snapshot->n <= kTiledMaxTokens);
     m_tiled.reset();
     const auto *s = m_snapshot.get();
@@ -560,9 +588,24 @@ void PipelineView::showStage()
     const MatrixSpec Q = mat(tr("Q  (queries, n × d_k)"), tr("q"), s->q, s->dHead, dk);
     const MatrixSpec Kk = mat(tr("K  (keys, n × d_k)"), tr("k"), s->k, s->dHead, dk);
     const MatrixSpec V = mat(tr("V  (values, n × d_k)"), tr("v"), s->v, s->dHead, dk);
-    const MatrixSpec S = mat(tr("S = Q Kᵀ  (query rows × key columns)"), tr("q·k"), s->stages.dot, s->n, tok);
-    const QString factor = s->settings.scale ? tr("× %1 (= 1/√%2)").arg(fmt(s->factor)).arg(s->dHead)
-                                             : tr("× 1 (scaling off)");
+    const attn::ScoreFunction fn = s->settings.score;
+    MatrixSpec S = mat(tr("S = Q Kᵀ  (query rows × key columns)"), tr("q·k"), s->stages.dot, s->n, tok);
+    // General and additive scoring: their intermediate matrices stand where Q and K stood.
+    MatrixSpec ScoreA = Q, ScoreB = Kk;
+    const QStringList da = columnLabels(s->score.dAttn);
+    if (fn == attn::ScoreFunction::General) {
+        S = mat(tr("S_ij = q_iᵀ W k_j  (general; W seeded, %1 × %1)").arg(s->dHead), tr("qᵀWk"), s->stages.dot, s->n, tok);
+        ScoreA = mat(tr("Q W  (each query mapped into the key space, n × d_k)"), tr("(qW)"), s->score.qW, s->dHead, dk);
+    } else if (fn == attn::ScoreFunction::Additive) {
+        S = mat(tr("S_ij = v_aᵀ tanh(W_q q_i + W_k k_j)  (additive)"), tr("score"), s->stages.dot, s->n, tok);
+        ScoreA = mat(tr("W_q q_i  (n × d_attn = %1 × %2; W_q seeded)").arg(s->n).arg(s->score.dAttn), tr("W_q q"),
+                     s->score.projQ, s->score.dAttn, da);
+        ScoreB = mat(tr("W_k k_j  (n × d_attn; W_k seeded)"), tr("W_k k"), s->score.projK, s->score.dAttn, da);
+    }
+    const QString factor = fn == attn::ScoreFunction::ScaledDot
+                               ? (s->settings.scale ? tr("× %1 (= 1/√%2)").arg(fmt(s->factor)).arg(s->dHead)
+                                                    : tr("× 1 (scaling off)"))
+                               : tr("× 1 (%1 scoring is not scaled)").arg(attn::scoreFunctionName(fn).c_str());
     const QString temp = s->settings.temperature == 1.0 ? QString() : tr(" ÷ T=%1").arg(fmt(s->settings.temperature));
     const MatrixSpec S1 = mat(tr("S′ = S %1%2").arg(factor, temp), tr("scaled score"), s->stages.scaled, s->n, tok);
     const bool alibi = s->positionalName == QLatin1String("ALiBi");
@@ -574,6 +617,20 @@ void PipelineView::showStage()
 
     MatrixSpec Pm = P;   // masked keys: exactly 0, drawn as masked
     Pm.maskedWhere = share(s->bias);
+    // Dropout (a teaching view): the kept weights, then rescaled, each with its row sums in a last column Σ.
+    MatrixSpec Dropped, Rescaled;
+    if (s->dropout) {
+        const DropoutStage &d = *s->dropout;
+        const QStringList keysAndSum = QStringList(tok) << QStringLiteral("Σ");
+        Dropped = mat(tr("P ⊙ keep  (p = %1, seed %2; Σ: row sum)").arg(fmt(d.p)).arg(d.seed), tr("kept weight"),
+                      d.dropped, s->n + 1, keysAndSum, K::Weights);
+        Rescaled = mat(tr("P ⊙ keep / (1 − p)  (× %1)").arg(fmt(1.0 / (1.0 - d.p))), tr("rescaled weight"), d.rescaled,
+                       s->n + 1, keysAndSum, K::Weights);
+        Rescaled.weightsMax = 1.0 / (1.0 - d.p);   // a kept weight grows by 1/(1 − p): the scale shows it
+        Dropped.maskedWhere = Rescaled.maskedWhere = share(d.keepBias);
+        Dropped.rowTitle = Rescaled.rowTitle = tr("query");
+        Dropped.colTitle = Rescaled.colTitle = tr("key (Σ: row sum)");
+    }
     // The multi-head step: the heads' outputs side by side (columns "H2·5": head 2, its dimension 5), W_O, the result.
     QStringList headColumns;
     for (int h = 0; h < s->heads; ++h)
@@ -630,10 +687,10 @@ void PipelineView::showStage()
     switch (m_stage) {
     case PipelineStage::Input: shown = {X}; break;
     case PipelineStage::Projections: shown = {Q, Kk, V}; op = QStringLiteral(" "); break;
-    case PipelineStage::Dot: shown = {Q, Kk, S}; break;
+    case PipelineStage::Dot: shown = {ScoreA, ScoreB, S}; break;
     case PipelineStage::Scale: shown = {S, S1}; break;
     case PipelineStage::Mask: shown = {S1, M, S2}; break;
-    case PipelineStage::Softmax: shown = {S2, Pm}; break;
+    case PipelineStage::Softmax: shown = s->dropout ? QList<MatrixSpec>{Pm, Dropped, Rescaled} : QList<MatrixSpec>{S2, Pm}; break;
     case PipelineStage::Output: shown = {Pm, V, Y}; break;
     case PipelineStage::Tiled: if (tiledShown) shown = {Tile, Stats, Acc}; break;
     case PipelineStage::Heads: shown = s->wo.empty() ? QList<MatrixSpec>{Cat} : QList<MatrixSpec>{Cat, Wo, Out}; break;
@@ -719,7 +776,18 @@ void PipelineView::showStage()
                              tiledOk ? QStringLiteral("✓") : QStringLiteral("✗"));
         }
     }
-    if (!s->settings.scale || s->settings.temperature != 1.0)
+    if (m_stage == PipelineStage::Softmax && s->dropout) {
+        const DropoutStage &d = *s->dropout;
+        double dy = 0.0;
+        for (std::size_t c = 0; c < d.output.size(); ++c) dy = std::max(dy, std::fabs(d.output[c] - s->stages.output[c]));
+        check = tr("Dropout p = %1 (seed %2): %3 of %4 weights kept; rows of P ⊙ keep sum to %5 … %6, after ÷ (1 − p) "
+                   "%7 on average (in expectation exactly 1, over seeds). A training step's Y would move by up to "
+                   "%8; every view, ·V included, uses P itself.")
+                    .arg(fmt(d.p)).arg(d.seed).arg(d.kept).arg(d.allowed)
+                    .arg(QString::number(d.minRowSum, 'f', 2), QString::number(d.maxRowSum, 'f', 2),
+                         QString::number(d.meanRescaledRowSum, 'f', 3), QString::number(dy, 'g', 3));
+    }
+    if (!s->settings.scale || s->settings.temperature != 1.0 || fn != attn::ScoreFunction::ScaledDot)
         check += tr(". The stages above use your settings, not the model's.");
     m_check->setText(check);
 }
@@ -781,7 +849,11 @@ QJsonObject PipelineView::baseSessionState() const
             {QStringLiteral("mask"), maskName(m_settings.mask)},
             {QStringLiteral("window"), m_settings.window},
             {QStringLiteral("positional"),
-             m_settings.positional == PipelineSettings::Positional::None ? QStringLiteral("none") : QStringLiteral("model")}};
+             m_settings.positional == PipelineSettings::Positional::None ? QStringLiteral("none") : QStringLiteral("model")},
+            {QStringLiteral("score"), QString::fromStdString(attn::scoreFunctionName(m_settings.score))},
+            {QStringLiteral("score_seed"), qint64(m_settings.scoreSeed)},
+            {QStringLiteral("dropout"), m_settings.dropout},
+            {QStringLiteral("dropout_seed"), qint64(m_settings.dropoutSeed)}};
 }
 
 bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
@@ -789,7 +861,8 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
     StateReader in(state, {QStringLiteral("layer"), QStringLiteral("head"), QStringLiteral("stage"), QStringLiteral("scale"),
                            QStringLiteral("temperature"), QStringLiteral("mask"), QStringLiteral("window"),
                            QStringLiteral("positional"), QStringLiteral("toy"), QStringLiteral("tile_keys"),
-                           QStringLiteral("tile_block")});
+                           QStringLiteral("tile_block"), QStringLiteral("score"), QStringLiteral("score_seed"),
+                           QStringLiteral("dropout"), QStringLiteral("dropout_seed")});
     PipelineSettings s = m_settings;
     PipelineStage stage = m_stage;
     // Layer and head are not checked against the current model: a session or lesson restores its state before
@@ -800,6 +873,12 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
         .integer(QStringLiteral("window"), 0, kMaxIndex, s.window)
         .boolean(QStringLiteral("scale"), s.scale)
         .number(QStringLiteral("temperature"), 0.1, 10.0, s.temperature);
+    int scoreSeed = int(s.scoreSeed), dropoutSeed = int(s.dropoutSeed);
+    in.integer(QStringLiteral("score_seed"), 0, int(kMaxSeed), scoreSeed)
+        .integer(QStringLiteral("dropout_seed"), 0, int(kMaxSeed), dropoutSeed)
+        .number(QStringLiteral("dropout"), 0.0, kMaxDropout, s.dropout);
+    s.scoreSeed = std::uint64_t(scoreSeed);
+    s.dropoutSeed = std::uint64_t(dropoutSeed);
     int tileKeys = m_tileKeys, tileBlock = m_tileBlock;
     in.integer(QStringLiteral("tile_keys"), 0, kTiledMaxTokens, tileKeys).integer(QStringLiteral("tile_block"), 0, kMaxIndex, tileBlock);
     QString name;
@@ -810,6 +889,12 @@ bool PipelineView::restoreSessionState(const QJsonObject &state, QString *error)
     in.string(QStringLiteral("mask"), name);
     if (!name.isNull() && !maskFromName(name, &s.mask))
         in.fail(QStringLiteral("mask"), tr("must be one of model, bidirectional, causal, window"));
+    name = QString();
+    in.string(QStringLiteral("score"), name);
+    if (!name.isNull()) {
+        if (const auto f = attn::parseScoreFunction(name.toStdString())) s.score = *f;
+        else in.fail(QStringLiteral("score"), tr("must be one of scaled-dot, dot, general, additive"));
+    }
     name = QString();
     in.choice(QStringLiteral("positional"), {QStringLiteral("model"), QStringLiteral("none")}, name);
     if (!name.isNull())

@@ -3,7 +3,8 @@
 // Pipeline (teaching): one head of the Subject's model on the Subject's text, X → Q, K, V → QKᵀ → ÷√d_k → + M →
 // softmax → ·V, with the real numbers of a forward pass. Each stage shows its inputs and its result (tables
 // with values in the cells up to 12 tokens, heatmaps beyond), a one-line formula and a sentence; ← / → or the
-// buttons step through the stages. Toggles on the right change scaling, temperature, mask and positions; a
+// buttons step through the stages. Toggles on the right change scaling, temperature, mask and positions, the score
+// function (dot, general, additive beside the Transformer's) and show attention dropout on the weights; a
 // check line compares the fp64 recomputation with the weights and scores the engine captured.
 //
 // With no model in the Subject (Explore's raw experiment), it shows a small synthetic model instead and says so.
@@ -48,7 +49,8 @@ public:
 
     // layer, head (from 0), stage (input, qkv, dot, scale, mask, softmax, output, tiled, heads), tile_keys (0: auto)
     // and tile_block (the tiled stage's step), scale, temperature,
-    // mask (model, bidirectional, causal, window), window, positional (model, none), and with the toy on, toy:
+    // mask (model, bidirectional, causal, window), window, positional (model, none), score (scaled-dot, dot, general,
+    // additive), score_seed, dropout (p, 0 … 0.9), dropout_seed (0 … 999999), and with the toy on, toy:
     // {n, d_model, d_k (1 … 8), x, w_q, w_k, w_v: the matrices row-major; q, k, v [n × d_k] when typed directly}.
     QJsonObject sessionState() const override;
     bool restoreSessionState(const QJsonObject &state, QString *error) override;
