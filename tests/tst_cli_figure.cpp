@@ -90,6 +90,7 @@ QList<ViewLayout> registeredLayouts(std::vector<std::unique_ptr<attnui::Workspac
     for (attnui::Workspace *w : attnui::createWorkspaces(subject)) {
         keep->emplace_back(w);
         if (w->opensEncoderDecoderModels()) continue;   // its views are of encoder-decoder models: encoderDecoderViews
+        if (w->opensVisionModels()) continue;           // and these of Vision Transformers: visionViews
         w->resize(1400, 900);
         w->show();
         settle(w);
@@ -184,6 +185,8 @@ private slots:
     void runOptionsTheViewCannotHonour_data();
     void runOptionsTheViewCannotHonour();
     void quietAndProgress();
+    void visionViews_data();
+    void visionViews();
     void encoderDecoderViews_data();
     void encoderDecoderViews();
     void encoderDecoderOptionsAreChecked_data();
@@ -358,6 +361,9 @@ void TestCliFigure::docExamplesRun()
         const int out = args.indexOf(QStringLiteral("--out"));
         QVERIFY2(out >= 0 && out + 1 < args.size(), qPrintable(line));
         args[out + 1] = m_dir.filePath(QStringLiteral("doc%1-").arg(examples) + QFileInfo(args[out + 1]).fileName());
+        // The examples run from the repository root: an image path in them is relative to it.
+        if (const int image = args.indexOf(QStringLiteral("--image")); image >= 0 && image + 1 < args.size())
+            args[image + 1] = QStringLiteral(ATTNSCOPE_DOCS_DIR "/../") + args[image + 1];
         const CliRun run = runCli(args);
         QVERIFY2(run.exitCode == 0, qPrintable(line + QStringLiteral("\n") + run.err));
         QVERIFY(QFileInfo(args[out + 1]).size() > 1000);
@@ -521,6 +527,51 @@ void TestCliFigure::quietAndProgress()
                   m_dir.filePath(QStringLiteral("no-such-folder/q.svg")), QStringLiteral("--quiet")});
     QCOMPARE(run.exitCode, 1);
     QVERIFY(run.err.contains(QStringLiteral("no-such-folder")));
+}
+
+// A Vision Transformer's views (the Vision workspace), on the bundled sample and one of its card's images, in
+// every format: a PNG of a sensible shape, an SVG whose text is real text, a PDF.
+void TestCliFigure::visionViews_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QStringList>("labels");   // drawn as <text> in the SVG
+    QTest::addRow("overlay:1.1") << "overlay:1.1" << QStringList{"attention weight"};
+    QTest::addRow("overlay:2.mean") << "overlay:2.mean" << QStringList{"attention weight"};
+    QTest::addRow("overlay:rollout") << "overlay:rollout" << QStringList{"rollout relevance"};
+    QTest::addRow("patches:0.2") << "patches:0.2" << QStringList{"CLS", "r0c0", "query token"};
+}
+
+void TestCliFigure::visionViews()
+{
+    QFETCH(QString, view);
+    QFETCH(QStringList, labels);
+    QFile examples(QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/../sample_models/shapes-vit/examples.json"));
+    QVERIFY(examples.open(QIODevice::ReadOnly));
+    const QString image = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/../sample_models/shapes-vit/") +
+                          QJsonDocument::fromJson(examples.readAll()).array().first().toObject().value("image").toString();
+    const QString base = m_dir.filePath(QStringLiteral("vit-") + QString(view).replace(QLatin1Char(':'), QLatin1Char('_')));
+    for (const char *suffix : {"png", "svg", "pdf"}) {
+        const QString out = base + QLatin1Char('.') + QLatin1String(suffix);
+        const CliRun run = runCli({QStringLiteral("figure"), QStringLiteral("--model"), QStringLiteral("sample:shapes-vit"),
+                                   QStringLiteral("--image"), image, QStringLiteral("--view"), view, QStringLiteral("--out"),
+                                   out, QStringLiteral("--dpi"), QStringLiteral("96")});
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
+        QFile file(out);
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(out));
+        const QByteArray bytes = file.readAll();
+        if (qstrcmp(suffix, "png") == 0) {
+            const QImage png = QImage::fromData(bytes, "PNG");
+            QVERIFY(!png.isNull());
+            QVERIFY2(png.width() >= 400 && png.height() >= 350, qPrintable(QStringLiteral("%1x%2").arg(png.width()).arg(png.height())));
+            QVERIFY2(double(png.width()) / png.height() <= 2.0, "a squashed strip");
+        } else if (qstrcmp(suffix, "svg") == 0) {
+            const QStringList texts = svgTexts(QString::fromUtf8(bytes));
+            for (const QString &label : labels)
+                QVERIFY2(texts.join(' ').contains(label), qPrintable(QStringLiteral("no <text> '%1' in %2").arg(label, texts.join('|'))));
+        } else {
+            QVERIFY(bytes.startsWith("%PDF-"));
+        }
+    }
 }
 
 void TestCliFigure::encoderDecoderViews_data()

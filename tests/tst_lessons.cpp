@@ -18,9 +18,12 @@
 #include "workspaces/pipeline/pipelineview.h"
 #include "workspaces/seq2seq/alignmentview.h"
 #include "workspaces/seq2seq/seq2seqview.h"
+#include "workspaces/vision/imageoverlay.h"
+#include "workspaces/vision/visionview.h"
 
 #include <attnscope/seq2seqrun.h>
 #include <attnscope/textmodel.h>
+#include <attnscope/vit.h>
 
 #include <QAction>
 #include <QMainWindow>
@@ -74,13 +77,20 @@ void TestLessons::bundledLesson()
     static const QStringList planned{QStringLiteral("Explore"), QStringLiteral("Pipeline"), QStringLiteral("Masks"),
                                      QStringLiteral("Equivariance"), QStringLiteral("Faithfulness"),
                                      QStringLiteral("Compare"), QStringLiteral("Performance"),
-                                     QStringLiteral("Encoder–Decoder")};
+                                     QStringLiteral("Encoder–Decoder"), QStringLiteral("Vision")};
     QVERIFY2(planned.contains(lesson.workspace), qPrintable(lesson.workspace));
 
     // The model opens and the text fits it: the Subject's text model, or the encoder–decoder the workspace opens.
     Subject subject;
     const bool encoderDecoder = attn::isSeq2SeqSpec(lesson.model.toStdString());
-    if (encoderDecoder) {
+    const auto folder = attn::resolveModelSpec(lesson.model.toStdString());
+    const bool vision = folder && attn::isVitFolder(*folder);
+    if (vision) {
+        auto model = attn::VitModel::loadFolder(*folder);
+        QVERIFY2(model.isOk(), model.isOk() ? "" : model.status().message().c_str());
+        QVERIFY2(QFileInfo::exists(visionLessonState(lesson.state, lesson.model).value("image").toString()),
+                 "the lesson's image is in the model's folder");
+    } else if (encoderDecoder) {
         auto model = attn::openSeq2Seq(lesson.model.toStdString());
         QVERIFY2(model.isOk(), model.isOk() ? "" : model.status().message().c_str());
         QVERIFY(model->tokenizer);
@@ -105,8 +115,10 @@ void TestLessons::bundledLesson()
         QSKIP(qPrintable(QStringLiteral("the %1 workspace is not registered in this build").arg(lesson.workspace)));
     }
     QCOMPARE(target->opensEncoderDecoderModels(), encoderDecoder);
-    const QJsonObject state =
-        encoderDecoder ? encoderDecoderLessonState(lesson.state, lesson.model, lesson.text) : lesson.state;
+    QCOMPARE(target->opensVisionModels(), vision);
+    const QJsonObject state = vision           ? visionLessonState(lesson.state, lesson.model)
+                              : encoderDecoder ? encoderDecoderLessonState(lesson.state, lesson.model, lesson.text)
+                                               : lesson.state;
     QVERIFY2(target->restoreSessionState(state, &error), qPrintable(error));
     target->runner()->waitForIdle();
     // The state counts from 0, and so do the workspace's layer and head boxes, where it has them.
@@ -141,7 +153,9 @@ bool openLesson(const QString &id, OpenedLesson &o, QString *error)
 {
     if (!loadLessonFile(QStringLiteral(":/lessons/%1.json").arg(id), &o.lesson, error)) return false;
     const bool encoderDecoder = attn::isSeq2SeqSpec(o.lesson.model.toStdString());
-    if (!encoderDecoder) {   // an encoder–decoder is the workspace's own model, not the Subject's
+    const auto folder = attn::resolveModelSpec(o.lesson.model.toStdString());
+    const bool vision = folder && attn::isVitFolder(*folder);
+    if (!encoderDecoder && !vision) {   // an encoder–decoder or a ViT is the workspace's own model, not the Subject's
         auto model = attn::TextModel::open(o.lesson.model.toStdString());
         if (!model) {
             *error = QString::fromStdString(model.status().message());
@@ -157,8 +171,9 @@ bool openLesson(const QString &id, OpenedLesson &o, QString *error)
         *error = o.lesson.workspace + QStringLiteral(": no such workspace");
         return false;
     }
-    const QJsonObject state =
-        encoderDecoder ? encoderDecoderLessonState(o.lesson.state, o.lesson.model, o.lesson.text) : o.lesson.state;
+    const QJsonObject state = vision           ? visionLessonState(o.lesson.state, o.lesson.model)
+                              : encoderDecoder ? encoderDecoderLessonState(o.lesson.state, o.lesson.model, o.lesson.text)
+                                               : o.lesson.state;
     if (!o.target->restoreSessionState(state, error)) return false;
     o.target->show();
     return settle(o.target);
@@ -396,6 +411,49 @@ void TestLessons::lessonClaims()
                 for (int r = 0; r < H * D; ++r) y += s.concat[std::size_t(i * H * D + r)] * (*wo)[std::size_t(r * DM + c)];
                 QVERIFY(std::abs(y - s.layerOutput[std::size_t(i * DM + c)]) < 1e-9);
             }
+        ++checked;
+    } else if (id == QLatin1String("vision")) {
+        auto *view = qobject_cast<VisionView *>(o.target);
+        QVERIFY(view && view->snapshot());
+        const VisionSnapshot &s = *view->snapshot();
+        // 1. 8 × 8 patches and the CLS token.
+        QCOMPARE(s.input.size(), QSize(32, 32));
+        QCOMPARE(s.rows * s.cols, 64);
+        QCOMPARE(s.length, 65);
+        ++checked;
+        // 2. The prediction.
+        QCOMPARE(s.top.front().label, QStringLiteral("red"));
+        QVERIFY(std::abs(s.top.front().probability - 0.925) < 0.0005);
+        ++checked;
+        // The true region, from the example's mask; the brightest patch of a map is in it or not.
+        const std::vector<std::uint8_t> truth = view->truthPatches();
+        QCOMPARE(int(truth.size()), 64);
+        const auto brightestOnCross = [&] {
+            const std::vector<double> &v = view->overlay()->data().values;
+            return truth[std::size_t(std::max_element(v.begin(), v.end()) - v.begin())] != 0;
+        };
+        // 3. L0's mean points off the cross, L1's on it.
+        QCOMPARE(view->source(), VisionSource::Mean);
+        QCOMPARE(view->layer(), 0);
+        QVERIFY(!brightestOnCross());
+        view->setHead(1, 0);
+        QVERIFY(brightestOnCross());
+        ++checked;
+        // 4. The rollout on it.
+        view->setSource(VisionSource::Rollout);
+        QVERIFY(brightestOnCross());
+        ++checked;
+        // 5. Deletion in the rollout's order against random orders.
+        view->setPerturbationChecks(true);
+        QVERIFY(settle(view));
+        const auto &p = *view->snapshot()->perturbation;
+        const auto method = [&](const char *name) {
+            return *std::find_if(p.methods.begin(), p.methods.end(), [&](const auto &m) { return m.name == name; });
+        };
+        const auto rollout = method("rollout"), random = method("random");
+        qInfo("deletion after 1 patch: rollout %.3f; random after 16: %.3f", rollout.curves.deletion[1], random.curves.deletion[16]);
+        QVERIFY(rollout.curves.deletion[1] < 0.1);
+        QVERIFY(random.curves.deletion[16] > 0.5);   // 16 of 64 patches removed
         ++checked;
     } else {
         QFAIL(qPrintable(QStringLiteral("no checks for the lesson '%1': add them here").arg(id)));

@@ -56,6 +56,7 @@ private slots:
     void helpPagesAndWorkspaceKeys();
     void modelPickerListsSamples();
     void encoderDecoderFolderOpensInItsWorkspace();
+    void visionFolderOpensInItsWorkspace();
     void clickingAHeadEnlargesIt();
     void statisticsRowOpensTheHead();
     void aggregationsAndOutputsAreFilled();
@@ -161,9 +162,9 @@ void TestUiMainWindow::modelPickerListsSamples()
 {
     MainWindow w;
     QComboBox *picker = w.explore()->modelPicker();
-    // Text models only: an encoder–decoder sample is the Encoder–Decoder workspace's.
+    // Text models only: an encoder–decoder sample is the Encoder–Decoder workspace's, a ViT the Vision workspace's.
     for (const attn::SampleModelInfo &s : attn::listSampleModels())
-        QVERIFY2((picker->findData(QStringLiteral("sample:") + QString::fromStdString(s.name)) >= 0) != s.encoderDecoder,
+        QVERIFY2((picker->findData(QStringLiteral("sample:") + QString::fromStdString(s.name)) >= 0) != (s.encoderDecoder || s.vision),
                  s.name.c_str());
     QVERIFY(picker->findText(QStringLiteral("Random attention layer"), Qt::MatchStartsWith) >= 0);
     QVERIFY(picker->findText(QStringLiteral("Open Folder"), Qt::MatchStartsWith) >= 0);
@@ -203,6 +204,27 @@ void TestUiMainWindow::encoderDecoderFolderOpensInItsWorkspace()
     QVERIFY(current->runner()->waitForIdle(60000));
     QTRY_VERIFY_WITH_TIMEOUT(current->figureWidget() != nullptr, 20000);
     QVERIFY2(current->errorText().isEmpty(), qPrintable(current->errorText()));
+    QCOMPARE(w.explore()->currentModel(), before);
+}
+
+void TestUiMainWindow::visionFolderOpensInItsWorkspace()
+{
+    // A ViT folder is no text model either: the Vision workspace opens it; Explore keeps its model.
+    const QString folder = QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/fixtures/models/vit-cls-d48h3");
+    MainWindow w;
+    w.show();
+    QVERIFY(waitForModel(w));
+    const auto before = w.explore()->currentModel();
+    w.openModel(folder);
+    Workspace *vision = w.findWorkspace(QStringLiteral("Vision"));
+    QVERIFY(vision);
+    QCOMPARE(w.currentWorkspace(), vision);
+    QCOMPARE(vision->sessionState().value("model").toString(), folder);
+    // An image (as dropped on the window) goes to it too.
+    w.openImage(QStringLiteral(ATTNSCOPE_TEST_DATA_DIR "/fixtures/vision/gradient_45x37.png"));
+    QVERIFY(vision->runner()->waitForIdle(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(vision->figureWidget() != nullptr, 20000);
+    QVERIFY2(vision->errorText().isEmpty(), qPrintable(vision->errorText()));
     QCOMPARE(w.explore()->currentModel(), before);
 }
 

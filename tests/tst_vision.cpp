@@ -7,6 +7,7 @@
 
 #include <attnscope/npy.h>
 #include <attnscope/vit.h>
+#include <attnscope/vitfaithfulness.h>
 
 #include <QDir>
 #include <QFile>
@@ -108,6 +109,7 @@ private slots:
     void configErrors_data();
     void configErrors();
     void checkpointErrors();
+    void perturbationByHand();
 };
 
 void TestVision::parity_data()
@@ -288,6 +290,80 @@ void TestVision::checkpointErrors()
     QVERIFY(!isVitFolder(dir.path().toStdString() + "/nothing"));
     QVERIFY(isVitFolder(dir.path().toStdString()));
     QVERIFY(!isVitFolder((kFixtures + "models/gpt2-tiny").toStdString()));
+}
+
+// Occlusion and deletion / insertion on the fixture classifier, every point against a forward pass of the image
+// with those patches set to 0 here: the curve ends are the image and the all-removed image, occlusion[p] the drop.
+void TestVision::perturbationByHand()
+{
+    auto model = VitModel::loadFolder((kFixtures + "models/vit-cls-d48h3").toStdString());
+    QVERIFY2(model.isOk(), msg(model.status().message()));
+    auto pixels = readPixelValuesNpy((kFixtures + "vision/vit-cls-plain/pixel_values.npy").toStdString());
+    QVERIFY2(pixels.isOk(), msg(pixels.status().message()));
+    const int P = 49, W = int(pixels->width), plane = int(pixels->height) * W;
+    // removePatches: patch 3 (row 0, columns 12 … 15 of 4-pixel patches) and nothing else.
+    std::vector<std::uint8_t> kept(P, 1);
+    kept[3] = 0;
+    const PixelValues removed = removePatches(*pixels, 4, 4, kept, 0.0f);
+    int changed = 0, inPatch = 0;
+    for (int ch = 0; ch < 3; ++ch)
+        for (int y = 0; y < int(pixels->height); ++y)
+            for (int x = 0; x < W; ++x) {
+                const std::size_t e = std::size_t(ch * plane + y * W + x);
+                const bool in = y < 4 && x >= 12 && x < 16;
+                inPatch += in && removed.values[e] == 0.0f;
+                changed += !in && removed.values[e] != pixels->values[e];
+            }
+    QCOMPARE(changed, 0);
+    QCOMPARE(inPatch, 3 * 16);
+
+    const auto probability = [&](const PixelValues &px, int target) {
+        VitForwardOptions o;
+        o.captureAttentions = false;
+        auto r = model->forward(px, o);
+        const std::vector<float> &z = r->logits;
+        const double m = *std::max_element(z.begin(), z.end());
+        double sum = 0.0;
+        for (float v : z) sum += std::exp(double(v) - m);
+        return std::exp(double(z[std::size_t(target)]) - m) / sum;
+    };
+    std::vector<double> ramp(P);
+    for (int p = 0; p < P; ++p) ramp[std::size_t(p)] = double(P - p);   // patch 0 first
+    auto r = vitPerturbation(*model, *pixels, {{"ramp", ramp}});
+    QVERIFY2(r.isOk(), msg(r.status().message()));
+    auto full = model->forward(*pixels, {});
+    const int target = int(std::max_element(full->logits.begin(), full->logits.end()) - full->logits.begin());
+    QCOMPARE(r->target, target);
+    const double p0 = probability(*pixels, target);
+    QVERIFY(std::abs(r->probability - p0) < 1e-12);
+    QCOMPARE(r->step, 1);
+    for (int p : {0, 17, 48}) {
+        std::vector<std::uint8_t> one(P, 1);
+        one[std::size_t(p)] = 0;
+        QVERIFY(std::abs(r->occlusion[std::size_t(p)] - (p0 - probability(removePatches(*pixels, 4, 4, one), target))) < 1e-12);
+    }
+    QCOMPARE(int(r->methods.size()), 3);
+    QCOMPARE(r->methods[0].name, std::string("ramp"));
+    QCOMPARE(r->methods[1].name, std::string("occlusion"));
+    QCOMPARE(r->methods[2].name, std::string("random"));
+    const double none = probability(removePatches(*pixels, 4, 4, std::vector<std::uint8_t>(P, 0)), target);
+    for (const auto &m : r->methods) {
+        QCOMPARE(int(m.curves.deletion.size()), P + 1);
+        QVERIFY(std::abs(m.curves.deletion.front() - p0) < 1e-12 && std::abs(m.curves.deletion.back() - none) < 1e-12);
+        QVERIFY(std::abs(m.curves.insertion.front() - none) < 1e-12 && std::abs(m.curves.insertion.back() - p0) < 1e-12);
+    }
+    // The ramp's deletion after 10 points: patches 0 … 9 removed.
+    std::vector<std::uint8_t> first10(P, 1);
+    std::fill(first10.begin(), first10.begin() + 10, 0);
+    QVERIFY(std::abs(r->methods[0].curves.deletion[10] - probability(removePatches(*pixels, 4, 4, first10), target)) < 1e-12);
+    QCOMPARE(r->forwards, 1 + P + (2 + 5) * 2 * (P + 1));
+    // Refusals: a map of the wrong size, a model without a classifier.
+    auto bad = vitPerturbation(*model, *pixels, {{"short", std::vector<double>(5)}});
+    QVERIFY(!bad.isOk() && bad.status().message().find("'short' has 5 values for 49 patches") != std::string::npos);
+    auto base = VitModel::loadFolder((kFixtures + "models/vit-base-d80h5").toStdString());
+    QVERIFY(base.isOk());
+    auto none2 = vitPerturbation(*base, *pixels, {});
+    QVERIFY(!none2.isOk() && none2.status().message().find("no classifier") != std::string::npos);
 }
 
 QTEST_MAIN(TestVision)

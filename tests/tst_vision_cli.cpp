@@ -6,6 +6,7 @@
 #include <attnscope/npy.h>
 
 #include <QFile>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -89,6 +90,9 @@ private slots:
     void pixelValuesInterpolated();
     void refusals();
     void info();
+    void figureViews_data();
+    void figureViews();
+    void figureRefusals();
 };
 
 void TestVisionCli::imageRun_data()
@@ -197,6 +201,51 @@ void TestVisionCli::refusals()
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("gradient_45x37.png"), r.err.constData());
     QVERIFY(!QFile::exists(out));
+}
+
+// `attnscope-cli figure --image`: each view is drawn by the Vision workspace and written as a real PNG.
+void TestVisionCli::figureViews_data()
+{
+    QTest::addColumn<QString>("view");
+    for (const char *v : {"overlay:0.1", "overlay:1.mean", "overlay:rollout", "patches:1.2", "patches:rollout"}) QTest::newRow(v) << v;
+}
+
+void TestVisionCli::figureViews()
+{
+    QFETCH(QString, view);
+    QTemporaryDir dir;
+    const QString out = dir.filePath("figure.png");
+    const CliRun run = runCli({"figure", "--model", kFixtures + "models/vit-cls-d48h3", "--image",
+                               kFixtures + "vision/gradient_45x37.png", "--view", view, "--out", out, "--dpi", "96"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QImage png(out);
+    QVERIFY(!png.isNull());
+    QVERIFY2(png.width() >= 300 && png.height() >= 300, qPrintable(QStringLiteral("%1 x %2").arg(png.width()).arg(png.height())));
+}
+
+void TestVisionCli::figureRefusals()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath("figure.png"), model = kFixtures + "models/vit-cls-d48h3",
+                  image = kFixtures + "vision/gradient_45x37.png";
+    struct Case {
+        QStringList args;
+        int exit;
+        const char *says;
+    };
+    const QList<Case> cases{
+        {{"--model", model, "--image", image, "--view", "overlay:2.0"}, 2, "layers 0..1"},
+        {{"--model", model, "--image", image, "--view", "head:0.0"}, 2, "unknown view"},
+        {{"--model", model, "--text", "a cat", "--view", "overlay:0.0"}, 2, "give --image"},
+        {{"--model", model, "--view", "overlay:0.0"}, 2, "--image"},
+        {{"--model", kFixtures + "models/gpt2-tiny", "--image", image, "--view", "grid"}, 2, "only for Vision Transformer"},
+        {{"--model", model, "--image", dir.filePath("missing.png"), "--view", "overlay:0.0"}, 1, "missing.png"},
+    };
+    for (const Case &c : cases) {
+        const CliRun run = runCli(QStringList{"figure"} + c.args + QStringList{"--out", out});
+        QVERIFY2(run.exitCode == c.exit, qPrintable(c.args.join(' ') + ": " + QString::number(run.exitCode) + " " + run.err));
+        QVERIFY2(run.err.contains(c.says), qPrintable(c.args.join(' ') + ": " + run.err));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestVisionCli)

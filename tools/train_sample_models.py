@@ -6,6 +6,7 @@
     tools/.venv/bin/python tools/train_sample_models.py --model rationale-bert
     tools/.venv/bin/python tools/train_sample_models.py --model agreement-gpt2
     tools/.venv/bin/python tools/train_sample_models.py --model translation-t5
+    tools/.venv/bin/python tools/train_sample_models.py --model shapes-vit
     tools/.venv/bin/python tools/train_sample_models.py --model all
     tools/.venv/bin/python tools/train_sample_models.py --model induction-gpt2 --eval   # check a saved folder
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -29,6 +31,7 @@ MODULES = {
     "agreement-gpt2": "sample_models.agreement",
     "retrieval-qwen2": "sample_models.retrieval",
     "translation-t5": "sample_models.translation",
+    "shapes-vit": "sample_models.shapes",
 }
 
 
@@ -59,13 +62,18 @@ def main() -> int:
         ev = mod.evaluate(out_dir)
         common.write_json(out_dir / "metrics.json", {"model": name, "training": info, "metrics": ev,
                                                      "versions": common.versions()})
-        common.write_json(out_dir / "examples.json", mod.examples())
+        common.write_json(out_dir / "examples.json", examples(mod, out_dir))
         mod.write_card(out_dir, info, ev)
-        common.finalize_dir(out_dir)
+        getattr(mod, "finalize_dir", common.finalize_dir)(out_dir)
         common.assert_no_pickle(out_dir)
         print(f"{name}: wrote {out_dir} ({common.dir_size_kib(out_dir):.0f} KiB)")
         ok &= run_eval(mod, out_dir)
     return 0 if ok else 1
+
+
+def examples(mod, out_dir: Path) -> list[dict]:
+    """A module's examples.json; modules whose examples depend on the saved model (shapes-vit) take the folder."""
+    return mod.examples(out_dir) if "out_dir" in inspect.signature(mod.examples).parameters else mod.examples()
 
 
 def _close(a, b, tol) -> bool:

@@ -18,6 +18,7 @@
 #include <attnscope/attention.h>
 #include <attnscope/seq2seqrun.h>
 #include <attnscope/textmodel.h>
+#include <attnscope/vit.h>
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -116,9 +117,11 @@ int figureVerb(const QStringList &args)
         "Views: grid, head:L.H, lines:L, statistics, rollout, outputs (Explore), and each workspace's own\n"
         "(pipeline:L.H, masks:L.H, equivariance:L.H, faithfulness, compare:...). Encoder-decoder models (T5, BART, Marian):\n"
         "head:enc:L.H, head:dec:L.H, head:cross:L.H, align:L.H, generation:STEP[:L.H] (H may be 'mean').\n"
+        "Vision Transformers (--image instead of --text): overlay:L.H, overlay:L.mean, overlay:rollout, patches:L.H,\n"
+        "patches:L.mean, patches:rollout.\n"
         "Layers, heads and steps count from 0."));
     using T = OptionType;
-    opts.use({"model", "text", {"text-pair", QStringLiteral("a second text, as a sentence pair (the tokenizer's pair template, token types for BERT); Explore views only")}, "truncate"});
+    opts.use({"model", "text", {"image", QStringLiteral("Vision Transformers: the image to draw (instead of --text)")}, {"text-pair", QStringLiteral("a second text, as a sentence pair (the tokenizer's pair template, token types for BERT); Explore views only")}, "truncate"});
     opts.add({{"view", T::Text, "V", "what to draw, e.g. grid, head:0.2, lines:1", {}}});
     opts.use({{"out", QStringLiteral("the file to write: .png, .svg or .pdf")}});
     opts.add({
@@ -157,7 +160,15 @@ int figureVerb(const QStringList &args)
     attn::Backend backend = attn::Backend::Auto;
     attn::MaskChoice maskChoice;
     int padding = 0;
-    if (!opts.require({"model", "text", "view", "out"}) || !opts.read("dpi", options.dpi) ||
+    // A Vision Transformer draws an image, every other model a text.
+    const auto resolved = attn::resolveModelSpec(opts.value("model").toStdString());
+    const bool vision = resolved && attn::isVitFolder(*resolved);
+    if (opts.isSet("image") && !vision)
+        return opts.fail(QStringLiteral("--image: only for Vision Transformer folders (config.json model_type \"vit\"); "
+                                        "%1 is not one").arg(opts.value("model")));
+    if (vision && opts.isSet("text"))
+        return opts.fail(QStringLiteral("--text: %1 is a Vision Transformer; give --image").arg(opts.value("model")));
+    if (!opts.require({"model", vision ? "image" : "text", "view", "out"}) || !opts.read("dpi", options.dpi) ||
         !opts.readBackend(backend) || !opts.readMask(maskChoice) || !opts.read("pad", padding))
         return opts.fail();
     if (opts.isSet("size")) {
@@ -198,11 +209,17 @@ int figureVerb(const QStringList &args)
     // The model and text every workspace starts from. An encoder-decoder model is no text model: the Subject names
     // it without one, and only a workspace that opens such models itself draws it.
     const QString spec = opts.value("model");
-    const QString text = opts.value("text");
+    const QString text = opts.value(vision ? "image" : "text");
     const bool encoderDecoder = attn::isSeq2SeqSpec(spec.toStdString());
     attnui::Subject subject;
     subject.setBackend(backend);
-    if (encoderDecoder) {
+    if (vision) {
+        for (const char *option : {"truncate", "text-pair", "mask", "pad", "target-text", "max-new-tokens"})
+            if (opts.isSet(QString::fromLatin1(option)))
+                return opts.fail(QStringLiteral("--%1: not for a Vision Transformer (%2)").arg(QLatin1String(option), spec));
+        subject.setModel(nullptr, spec);
+        subject.setText(text);   // the image's path: the Vision workspace reads it
+    } else if (encoderDecoder) {
         for (const char *option : {"truncate", "text-pair", "mask", "pad"})
             if (opts.isSet(QString::fromLatin1(option)))
                 return opts.fail(QStringLiteral("--%1: not for an encoder-decoder model (%2)").arg(QLatin1String(option), spec));
@@ -245,7 +262,7 @@ int figureVerb(const QStringList &args)
     QStringList known;
     qsizetype matched = 0;
     for (attnui::Workspace *w : attnui::createWorkspaces(&subject)) {
-        const bool fits = w->opensEncoderDecoderModels() == encoderDecoder;
+        const bool fits = w->opensEncoderDecoderModels() == encoderDecoder && w->opensVisionModels() == vision;
         if (fits) known += w->viewPrefixes();
         qsizetype longest = 0;
         for (const QString &p : w->viewPrefixes())
@@ -259,7 +276,9 @@ int figureVerb(const QStringList &args)
     }
     if (!workspace)
         return opts.fail(QStringLiteral("--view: unknown view '%1' for %2 (views: %3)")
-                             .arg(view, encoderDecoder ? QStringLiteral("an encoder-decoder model") : QStringLiteral("this model"),
+                             .arg(view, vision           ? QStringLiteral("a Vision Transformer")
+                                        : encoderDecoder ? QStringLiteral("an encoder-decoder model")
+                                                         : QStringLiteral("this model"),
                                   known.join(QStringLiteral(", "))));
     if (encoderDecoder && (opts.isSet("target-text") || opts.isSet("max-new-tokens"))) {
         QJsonObject state;

@@ -91,6 +91,9 @@ public:
     // Whether this workspace opens encoder–decoder models itself (the Subject holds text models only): for a
     // figure of such a model, the Subject's spec is set with no model, and only such a workspace draws it.
     virtual bool opensEncoderDecoderModels() const { return false; }
+    // The same for Vision Transformers: for a figure of one, the Subject's spec names the folder, its text is the
+    // image's path, and only such a workspace draws it.
+    virtual bool opensVisionModels() const { return false; }
     virtual QStringList viewPrefixes() const { return {}; }
     virtual bool showView(const QString &spec, QString *error);
 

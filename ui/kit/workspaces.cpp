@@ -9,6 +9,7 @@
 #include "workspaces/masks/masksview.h"
 #include "workspaces/pipeline/pipelineview.h"
 #include "workspaces/seq2seq/seq2seqview.h"
+#include "workspaces/vision/visionview.h"
 
 namespace attnui {
 
@@ -23,6 +24,7 @@ QList<Workspace *> createWorkspaces(Subject *subject)
     list << new CompareView(subject);
     list << new ApproxView(subject);
     list << new Seq2SeqView(subject);
+    list << new VisionView(subject);
     // One line per workspace, in tab order.
     return list;
 }

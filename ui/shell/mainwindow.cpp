@@ -16,6 +16,8 @@
 #include "kit/workspaces.h"
 
 #include <attnscope/seq2seqrun.h>
+#include <attnscope/textmodel.h>
+#include <attnscope/vit.h>
 
 #include <QAction>
 #include <QActionGroup>
@@ -92,17 +94,34 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::openModel(const QString &spec)
 {
-    // An encoder–decoder folder is no text model: the workspace that opens such models takes it.
-    if (attn::isSeq2SeqSpec(spec.toStdString()))
-        for (Workspace *w : m_workspaces)
-            if (w->opensEncoderDecoderModels()) {
-                m_tabs->setCurrentWidget(w);
-                QString error;
-                if (!w->restoreSessionState(QJsonObject{{QStringLiteral("model"), spec}}, &error)) w->showNotice(error);
-                return;
-            }
+    // An encoder–decoder or a Vision Transformer folder is no text model: the workspace that opens such models
+    // takes it.
+    const auto folder = attn::resolveModelSpec(spec.toStdString());
+    if (attn::isSeq2SeqSpec(spec.toStdString()) &&
+        openInWorkspace(&Workspace::opensEncoderDecoderModels, QJsonObject{{QStringLiteral("model"), spec}}))
+        return;
+    if (folder && attn::isVitFolder(*folder) &&
+        openInWorkspace(&Workspace::opensVisionModels, QJsonObject{{QStringLiteral("model"), spec}}))
+        return;
     m_tabs->setCurrentWidget(m_explore);
     m_explore->openModel(spec);
+}
+
+void MainWindow::openImage(const QString &path)
+{
+    openInWorkspace(&Workspace::opensVisionModels, QJsonObject{{QStringLiteral("image"), path}, {QStringLiteral("query"), 0}});
+}
+
+bool MainWindow::openInWorkspace(bool (Workspace::*opens)() const, const QJsonObject &state)
+{
+    for (Workspace *w : m_workspaces)
+        if ((w->*opens)()) {
+            m_tabs->setCurrentWidget(w);
+            QString error;
+            if (!w->restoreSessionState(state, &error)) w->showNotice(error);
+            return true;
+        }
+    return false;
 }
 
 namespace {
@@ -112,15 +131,25 @@ bool isSessionFile(const QString &path)
     return path.endsWith(QStringLiteral(".attnscope.json"), Qt::CaseInsensitive) && QFileInfo(path).isFile();
 }
 
+// An image for the Vision workspace: a file whose name Qt's image readers know.
+bool isImageFile(const QString &path)
+{
+    static const QStringList suffixes{QStringLiteral("png"), QStringLiteral("jpg"), QStringLiteral("jpeg"),
+                                      QStringLiteral("bmp"), QStringLiteral("gif"), QStringLiteral("ppm"),
+                                      QStringLiteral("pgm"), QStringLiteral("webp")};
+    const QFileInfo info(path);
+    return info.isFile() && suffixes.contains(info.suffix().toLower());
+}
+
 } // namespace
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
-    // One local directory (a model folder) or one session file.
+    // One local directory (a model folder), one session file or one image (for the Vision workspace).
     const QList<QUrl> urls = event->mimeData()->urls();
     if (urls.size() != 1 || !urls.first().isLocalFile()) return;
     const QString path = urls.first().toLocalFile();
-    if (QFileInfo(path).isDir() || isSessionFile(path)) event->acceptProposedAction();
+    if (QFileInfo(path).isDir() || isSessionFile(path) || isImageFile(path)) event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event)
@@ -132,6 +161,10 @@ void MainWindow::dropEvent(QDropEvent *event)
     if (isSessionFile(path)) {
         QString error;
         if (!openSessionFile(path, &error)) QMessageBox::warning(this, tr("Open Session"), error);
+        return;
+    }
+    if (isImageFile(path)) {
+        openImage(path);
         return;
     }
     openModel(path);

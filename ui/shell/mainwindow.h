@@ -61,8 +61,11 @@ public:
     // Writes the current workspace's figure (figureWidget() and its caption); the format follows the suffix.
     bool exportFigure(const QString &path, QString *error = nullptr);
     QString statusText() const;              // backend · last run · peak memory, as shown in the status bar
-    // Opens a model folder or spec in Explore (File ▸ Open Model Folder, drag-and-drop of a folder).
+    // Opens a model folder or spec in Explore (File ▸ Open Model Folder, drag-and-drop of a folder); an
+    // encoder–decoder or a Vision Transformer folder in the workspace that opens such models.
     void openModel(const QString &spec);
+    // An image file (drag-and-drop): the Vision workspace shows it with its current model.
+    void openImage(const QString &path);
 
     // Sessions (mainwindowsession.cpp). A session that fails to apply leaves the window as it was and says why,
     // naming the file and the field.
@@ -96,6 +99,8 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    // The first workspace that opens such models shows `state` (a model, an image); false when there is none.
+    bool openInWorkspace(bool (Workspace::*opens)() const, const QJsonObject &state);
     void createMenus();
     void createBackendMenu(QMenu *view);
     void createStatusBar();

@@ -139,6 +139,11 @@ bool MainWindow::openLessonState(const QJsonObject &object, QString *error)
                                                                           model, text));
         return applySession(s, error);
     }
+    if (w->opensVisionModels()) {
+        // Its own ViT and image (in the state, relative to the model's folder).
+        s.workspaces.insert(s.currentWorkspace, visionLessonState(object.value(QStringLiteral("state")).toObject(), model));
+        return applySession(s, error);
+    }
     if (object.contains(QStringLiteral("state")))
         s.workspaces.insert(s.currentWorkspace, object.value(QStringLiteral("state")).toObject());
     if (!model.isEmpty() && text.isEmpty()) {

@@ -2,6 +2,7 @@
 #include <attnscope/textmodel.h>
 
 #include <attnscope/seq2seq.h>
+#include <attnscope/vit.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -35,7 +36,7 @@ std::vector<SampleModelInfo> listSampleModels()
             const std::string name = entry.path().filename().string();
             if (std::none_of(found.begin(), found.end(), [&](const auto &s) { return s.name == name; }))
                 found.push_back({name, fs::absolute(entry.path()).lexically_normal().string(),
-                                 isSeq2SeqFolder(entry.path().string())});
+                                 isSeq2SeqFolder(entry.path().string()), isVitFolder(entry.path().string())});
         }
     }
     std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.name < b.name; });

@@ -13,4 +13,5 @@ set_source_files_properties(${_vision_sources} PROPERTIES COMPILE_OPTIONS "-ffp-
 # Vision Transformers (engine/include/attnscope/vit.h), on the text models' dense blocks (src/model/ops.h).
 target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/vit_load.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/vit.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/vit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/vitfaithfulness.cpp)

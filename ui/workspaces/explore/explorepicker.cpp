@@ -65,7 +65,7 @@ QString ExploreView::defaultModelSpec()
     for (const attn::SampleModelInfo &s : samples)
         if (s.name == "induction-gpt2") return QStringLiteral("sample:induction-gpt2");
     for (const attn::SampleModelInfo &s : samples)
-        if (!s.encoderDecoder) return QStringLiteral("sample:") + QString::fromStdString(s.name);
+        if (!s.encoderDecoder && !s.vision) return QStringLiteral("sample:") + QString::fromStdString(s.name);
     return {};
 }
 
@@ -167,7 +167,7 @@ void ExploreView::rebuildModelPicker()
     const QSignalBlocker block(m_modelCombo);
     m_modelCombo->clear();
     for (const attn::SampleModelInfo &s : attn::listSampleModels()) {
-        if (s.encoderDecoder) continue;   // the Encoder–Decoder workspace's
+        if (s.encoderDecoder || s.vision) continue;   // the Encoder–Decoder or the Vision workspace's
         const QString spec = QStringLiteral("sample:") + QString::fromStdString(s.name);
         m_modelCombo->addItem(tr("Sample: %1").arg(QString::fromStdString(s.name)), spec);
         m_modelCombo->setItemData(m_modelCombo->count() - 1, QString::fromStdString(s.folder), Qt::ToolTipRole);

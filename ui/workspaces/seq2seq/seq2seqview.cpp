@@ -5,6 +5,7 @@
 
 #include "kit/examples.h"
 #include "kit/numbering.h"
+#include "kit/ownmodels.h"
 #include "kit/tokenlimits.h"
 #include "plots/heatmapplot.h"
 
@@ -38,18 +39,7 @@ QString headText(int layer, int head)
     return head < 0 ? QObject::tr("L%1, mean of heads").arg(layer) : headName(layer, head);
 }
 
-QString firstEncoderDecoderSample()
-{
-    for (const attn::SampleModelInfo &s : attn::listSampleModels())
-        if (s.encoderDecoder) return QStringLiteral("sample:") + QString::fromStdString(s.name);
-    return {};
-}
 
-QString folderOf(const QString &spec)
-{
-    auto folder = attn::resolveModelSpec(spec.toStdString());
-    return folder ? QString::fromStdString(*folder) : QString();
-}
 
 } // namespace
 
@@ -58,7 +48,7 @@ Seq2SeqView::Seq2SeqView(Subject *subject, QWidget *parent)
 {
     buildUi();
     if (!subject->model() && attn::isSeq2SeqSpec(subject->modelSpec().toStdString())) onModelChanged();
-    else if (const QString spec = firstEncoderDecoderSample(); !spec.isEmpty()) setModelSpec(spec);
+    else if (const QString spec = firstSampleSpec([](const attn::SampleModelInfo &s) { return s.encoderDecoder; }); !spec.isEmpty()) setModelSpec(spec);
 }
 
 Seq2SeqView::~Seq2SeqView() = default;
@@ -68,29 +58,12 @@ void Seq2SeqView::buildUi()
     auto *controls = new QWidget;
     auto *form = new QVBoxLayout(controls);
     form->setContentsMargins(0, 0, 0, 0);
-    const auto heading = [form](const QString &text) {
-        auto *l = new QLabel(text);
-        QFont f = l->font();
-        f.setBold(true);
-        l->setFont(f);
-        form->addWidget(l);
-    };
+    const auto heading = [form](const QString &text) { addHeading(form, text); };
 
-    heading(tr("Model"));
-    auto *modelRow = new QHBoxLayout;
-    m_model = new QComboBox;
-    m_model->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_model->setMinimumContentsLength(12);
-    connect(m_model, &QComboBox::activated, this, [this] { setModelSpec(m_model->currentData().toString()); });
-    modelRow->addWidget(m_model, 1);
-    auto *open = new QPushButton(tr("Open…"));
-    open->setToolTip(tr("Open an encoder–decoder folder (T5, BART or Marian: config.json, model.safetensors, tokenizer.json)"));
-    connect(open, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open an encoder–decoder model folder"));
-        if (!dir.isEmpty()) setModelSpec(dir);
-    });
-    modelRow->addWidget(open);
-    form->addLayout(modelRow);
+    m_model = addModelRow(form, this,
+                          tr("Open an encoder–decoder folder (T5, BART or Marian: config.json, model.safetensors, "
+                             "tokenizer.json)"),
+                          tr("Open an encoder–decoder model folder"), [this](const QString &spec) { setModelSpec(spec); });
 
     heading(tr("Source"));
     m_source = new QLineEdit;
@@ -243,17 +216,8 @@ void Seq2SeqView::buildUi()
 
 void Seq2SeqView::fillModels()
 {
-    const QSignalBlocker block(m_model);
-    m_model->clear();
-    for (const attn::SampleModelInfo &s : attn::listSampleModels()) {
-        if (!s.encoderDecoder) continue;
-        m_model->addItem(tr("Sample: %1").arg(QString::fromStdString(s.name)),
-                         QStringLiteral("sample:") + QString::fromStdString(s.name));
-        m_model->setItemData(m_model->count() - 1, QString::fromStdString(s.folder), Qt::ToolTipRole);
-    }
-    if (!m_request.spec.isEmpty() && m_model->findData(m_request.spec) < 0)
-        m_model->addItem(seq2seqModelName(m_request.spec), m_request.spec);
-    m_model->setCurrentIndex(std::max(0, m_model->findData(m_request.spec)));
+    fillSampleModels(m_model, [](const attn::SampleModelInfo &s) { return s.encoderDecoder; }, m_request.spec,
+                     seq2seqModelName(m_request.spec));
 }
 
 QString Seq2SeqView::guide() const
@@ -294,7 +258,7 @@ void Seq2SeqView::setModelSpec(const QString &spec)
     m_request.spec = spec;
     m_request.model.reset();
     QStringList texts, hints;
-    readExamples(folderOf(spec), &texts, &hints);
+    readExamples(specFolder(spec), &texts, &hints);
     {
         const QSignalBlocker block(m_examples);
         m_examples->clear();

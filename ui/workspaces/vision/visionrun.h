@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The Vision workspace's job, on a worker thread through EngineRunner: open the ViT folder when the request names a
+// path rather than a loaded model, decode the image with Qt (to RGB8, alpha dropped, as PIL's convert("RGB")),
+// let the engine resize, rescale and normalize it per preprocessor_config.json (image.h), and run the forward pass
+// capturing every layer's attention. The snapshot also holds what the model saw (the pixel values mapped back to
+// RGB), each layer's mean over heads and the attention rollout, so the view only slices.
+//
+// Tokens: index 0 is the CLS token, 1 + p is patch p (p = row · cols + col, rows top to bottom); labels "CLS" and
+// "r{row}c{col}", as `attnscope-cli run --image` names them. Layers and heads count from 0.
+
+#include "runner/enginerunner.h"
+
+#include <attnscope/vit.h>
+#include <attnscope/vitfaithfulness.h>
+
+#include <QImage>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace attnui {
+
+using VitModelPtr = std::shared_ptr<const attn::VitModel>;
+
+// Decodes an image file with Qt to 8-bit RGB (alpha dropped). The error names the file.
+std::optional<attn::ImageRgb8> decodeImageFile(const QString &path, QString *error);
+
+// What relevance the overlay shows for a query token: one head's attention row, the layer's mean over heads, the
+// rollout through every layer (Abnar & Zuidema, with the residual; analysis.h attentionRollout), or — with the
+// perturbation checks on — occlusion (the drop of the predicted class's probability when a patch is removed; no
+// query: it is about the prediction).
+enum class VisionSource { Head, Mean, Rollout, Occlusion };
+
+struct VisionRequest {
+    VitModelPtr model;   // loaded; null: open `folder` first
+    QString folder;      // a ViT folder or sample:NAME
+    QString image;       // an image file Qt can decode
+    // Perturbation checks (vitfaithfulness.h): occlusion, and deletion / insertion curves of each layer's mean CLS
+    // attention, the rollout, occlusion and a random baseline. One forward pass per point: off by default.
+    bool perturb = false;
+    attn::Backend backend = attn::Backend::Auto;
+};
+
+struct VisionSnapshot : Snapshot {
+    VitModelPtr model;
+    VisionRequest request;
+    int imageWidth = 0, imageHeight = 0;     // the decoded file
+    QImage input;                            // what the model saw: pixel_values undone (× std + mean, ÷ rescale)
+    attn::VitForwardResult result;
+    bool interpolated = false;               // positions interpolated (an input of another size than image_size)
+    int layers = 0, heads = 0, rows = 0, cols = 0, length = 0;
+    std::vector<std::vector<double>> means;  // [layers] of [T, T]: the mean over heads
+    std::vector<double> rollout;             // [T, T] through every layer
+    struct Prediction {
+        QString label;
+        double probability = 0.0;
+    };
+    std::vector<Prediction> top;             // a classifier's five most likely labels, best first; else empty
+    std::optional<attn::VitPerturbation> perturbation;   // request.perturb on a classifier
+
+    int patches() const { return rows * cols; }
+    QStringList tokenLabels() const;         // [T]: "CLS", "r0c0", …
+    // [T, T] (queries × keys) for a head, a layer's mean or the rollout (layer ignored); occlusion: [rows, cols].
+    std::vector<double> matrix(VisionSource source, int layer, int head) const;
+    // [rows · cols]: the query token's row of that matrix over the patches (the CLS column left out); occlusion's
+    // drops (the query ignored).
+    std::vector<double> patchRow(VisionSource source, int layer, int head, int query) const;
+};
+
+QString visionModelName(const QString &folder);   // sample:NAME → NAME; a folder → its last component
+QString visionTokenLabel(int token, int cols);     // 0 → "CLS", 1 + p → "r{p / cols}c{p % cols}"
+
+attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &request, const JobContext &ctx);
+
+} // namespace attnui
