@@ -406,6 +406,8 @@ void TestUiVision::perturbationChecks()
     QCOMPARE(f.view.insertionPlot()->series().at(1).y, p.methods[1].curves.insertion);
     QCOMPARE(f.view.deletionPlot()->series().front().x.back(), 1.0);
     QCOMPARE(f.view.deletionPlot()->series().back().name, QStringLiteral("random"));
+    QCOMPARE(f.view.deletionPlot()->series().back().style, Qt::DashLine);
+    QCOMPARE(f.view.deletionPlot()->series().front().style, Qt::SolidLine);
     QVERIFY(f.view.perturbationText().contains(QStringLiteral("rollout")));
     // Occlusion as the overlay and as a grid on the map.
     f.view.setSource(VisionSource::Occlusion);

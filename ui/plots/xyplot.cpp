@@ -382,7 +382,7 @@ void XYPlot::rebuild()
                     d->pointLabels.push_back({k, label});
                 }
             } else {
-                g->setPen(QPen(c, 2));
+                g->setPen(QPen(c, 2, s.style));
                 g->setScatterStyle(n <= 40 ? QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 5) : QCPScatterStyle());
             }
             d->plottables << g;

@@ -30,6 +30,7 @@ struct XYSeries {
     std::vector<double> x;
     std::vector<double> y;
     QStringList labels;
+    Qt::PenStyle style = Qt::SolidLine;   // lines: the pen's style (a baseline drawn dashed, say)
 };
 
 enum class XYKind { None, Bars, Scatter, Lines };

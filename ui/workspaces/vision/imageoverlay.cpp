@@ -66,12 +66,22 @@ double ImageOverlay::maxValue() const
     return m > 0.0 ? m : 1.0;
 }
 
+int ImageOverlay::tickLabelsWidth() const
+{
+    // The colour bar's labels for this data: 0, step, 2·step, … up to the largest value.
+    const QFontMetrics fm(font());
+    const double top = maxValue(), step = tickStep(top);
+    int w = 0;
+    for (int k = 0; k * step <= top * (1 + 1e-9); ++k) w = std::max(w, fm.horizontalAdvance(valueText(k * step)));
+    return w;
+}
+
 QRectF ImageOverlay::imageRect() const
 {
     // Room for the title above, the colour bar and its labels on the right.
     const QFontMetrics fm(font());
     const int top = kMargin + fm.height() + 6;
-    const int barRoom = kBarGap + kBarWidth + 8 + fm.horizontalAdvance(QStringLiteral("0.000e-00")) + fm.height() + 4;
+    const int barRoom = kBarGap + kBarWidth + 8 + tickLabelsWidth() + fm.height() + 8;
     const double w = std::max(1, width() - 2 * kMargin - barRoom), h = std::max(1, height() - top - kMargin);
     if (m_data.image.isNull()) return {double(kMargin), double(top), w, h};
     const double aspect = double(m_data.image.width()) / double(std::max(1, m_data.image.height()));
@@ -103,7 +113,7 @@ QSize ImageOverlay::figureSize() const
     const QFontMetrics fm(font());
     const int side = 420;
     const double aspect = m_data.image.isNull() ? 1.0 : double(m_data.image.width()) / std::max(1, m_data.image.height());
-    const int barRoom = kBarGap + kBarWidth + 8 + fm.horizontalAdvance(QStringLiteral("0.000e-00")) + fm.height() + 4;
+    const int barRoom = kBarGap + kBarWidth + 8 + tickLabelsWidth() + fm.height() + 8;
     const int titleWidth = fm.horizontalAdvance(m_data.title) + 2 * kMargin;
     return {std::max(int(side * aspect) + 2 * kMargin + barRoom, titleWidth), side + 2 * kMargin + fm.height() + 6};
 }
@@ -196,7 +206,7 @@ void ImageOverlay::paintEvent(QPaintEvent *)
                    valueText(v));
     }
     p.save();
-    const double labelX = bar.right() + 8 + fm.horizontalAdvance(QStringLiteral("0.000e-00"));
+    const double labelX = bar.right() + 12 + tickLabelsWidth();
     p.translate(labelX + fm.ascent(), bar.center().y());
     p.rotate(90);
     p.drawText(QRectF(-bar.height() / 2, -fm.ascent(), bar.height(), fm.height()), Qt::AlignCenter, m_data.valueLabel);

@@ -55,6 +55,8 @@ protected:
     bool event(QEvent *event) override;   // tooltips
 
 private:
+    int tickLabelsWidth() const;       // the widest of the colour bar's tick labels
+
     Data m_data;
     ColorMap m_map = ColorMap::Viridis;
     double m_opacity = 0.6;

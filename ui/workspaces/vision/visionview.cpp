@@ -510,8 +510,10 @@ void VisionView::refreshViews()
         for (const auto &m : s.perturbation->methods) {
             const QString name = QString::fromStdString(m.name);
             // The AUCs are in the table beside; short names keep the legend from eating the plot.
-            deletion.append({name, x, m.curves.deletion, {}});
-            insertion.append({name, x, m.curves.insertion, {}});
+            // The random baseline dashed, so it never reads as one of the maps.
+            const Qt::PenStyle style = m.name == "random" ? Qt::DashLine : Qt::SolidLine;
+            deletion.append({name, x, m.curves.deletion, {}, style});
+            insertion.append({name, x, m.curves.insertion, {}, style});
         }
         m_deletion->setColorMap(m_colorMap);
         m_insertion->setColorMap(m_colorMap);
