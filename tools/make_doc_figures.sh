@@ -34,6 +34,18 @@ for view in head:enc:1.1 head:dec:1.1 head:cross:1.1 align:1.1 generation:7:1.1;
   fi
   rm -f "$out/$name.pdf"
 done
+# Vision views on the ViT sample and its red example.
+vit=sample:shapes-vit
+image=sample_models/shapes-vit/examples/00.png
+for view in overlay:1.1 overlay:1.mean overlay:rollout patches:1.mean; do
+  name=${view//[:.]/-}
+  "$cli" figure --model "$vit" --image "$image" --view "$view" --out "$out/$name.png" --dpi 96 --quiet
+  "$cli" figure --model "$vit" --image "$image" --view "$view" --out "$out/$name.pdf" --quiet
+  if command -v pdftoppm > /dev/null; then
+    pdftoppm -png -r 96 -singlefile "$out/$name.pdf" "$out/$name.pdf"
+  fi
+  rm -f "$out/$name.pdf"
+done
 "$cli" figure --model "$model" --text "$text" --view head:1.2 --width 3.5in --out "$out/head-1-2-column.png" --quiet
 "$cli" figure --model "$model" --text "$text" --view head:1.2 --scale log --out "$out/head-1-2-log.png" --dpi 96 --quiet
 ls -l "$out"

@@ -44,6 +44,14 @@ const QStringList kViewNames{QStringLiteral("both"), QStringLiteral("overlay"), 
 
 
 
+// The same file however it was named (relative on the command line, absolute from examples.json).
+bool samePath(const QString &a, const QString &b)
+{
+    if (a == b) return true;
+    const QString ca = QFileInfo(a).canonicalFilePath();
+    return !ca.isEmpty() && ca == QFileInfo(b).canonicalFilePath();
+}
+
 } // namespace
 
 VisionView::VisionView(Subject *subject, QWidget *parent)
@@ -258,7 +266,7 @@ void VisionView::setModelFolder(const QString &folder)
     if (folder == m_request.folder && m_request.model) return;
     // An image of one's own stays; the previous model's example (or none) gives way to this model's first example.
     const bool ownImage = !m_request.image.isEmpty() &&
-                          std::none_of(m_examples.begin(), m_examples.end(), [&](const Example &e) { return e.image == m_request.image; });
+                          std::none_of(m_examples.begin(), m_examples.end(), [&](const Example &e) { return samePath(e.image, m_request.image); });
     m_request.folder = folder;
     m_request.model.reset();
     fillExamples();
@@ -380,7 +388,7 @@ QString VisionView::sourceText() const
 std::vector<std::uint8_t> VisionView::truthPatches() const
 {
     if (!m_snapshot) return {};
-    const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return x.image == m_request.image; });
+    const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, m_request.image); });
     if (e == m_examples.end() || e->mask.isEmpty()) return {};
     // A patch is in the true region when at least a quarter of its pixels are (the card's definition), with the
     // mask at the size the model saw.
@@ -434,7 +442,7 @@ void VisionView::syncControls()
                                        : tr("patch %1 (token %2)").arg(visionTokenLabel(m_query, m_snapshot ? m_snapshot->cols : 1))
                                              .arg(m_query));
     m_clsButton->setEnabled(m_query != 0);
-    const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return x.image == m_request.image; });
+    const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, m_request.image); });
     m_exampleBox->setCurrentIndex(e == m_examples.end() ? 0 : int(e - m_examples.begin()) + 1);
     m_hint->setText(e == m_examples.end() ? QString() : e->hint);
     m_hint->setVisible(!m_hint->text().isEmpty());
@@ -590,10 +598,12 @@ QString VisionView::figureCaption() const
     if (!m_snapshot) return {};
     const VisionSnapshot &s = *m_snapshot;
     const QString query = m_query == 0 ? tr("CLS token") : tr("patch %1").arg(visionTokenLabel(m_query, s.cols));
-    QString caption = tr("%1 · %2 (%3 × %4 patches) · %5 · query %6")
+    QString caption = tr("%1 · %2 (%3 × %4 patches) · %5")
                           .arg(visionModelName(s.request.folder), QFileInfo(s.request.image).fileName())
-                          .arg(s.rows).arg(s.cols).arg(sourceText(), query);
+                          .arg(s.rows).arg(s.cols).arg(sourceText());
+    if (m_view != View::Patches && m_source != VisionSource::Occlusion) caption += tr(" · query %1").arg(query);   // the map has every query
     if (!s.top.empty()) caption += tr(" · predicted %1 (%2 %)").arg(s.top.front().label).arg(100.0 * s.top.front().probability, 0, 'f', 1);
+    if (m_view != View::Patches && !truthPatches().empty()) caption += tr(" · dashed: the true region (the example's mask)");
     return caption;
 }
 
