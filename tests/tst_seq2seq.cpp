@@ -85,6 +85,7 @@ private slots:
     void marianPositions();
     void bartErrors();
     void marianTokenizer();
+    void bartTokenizer();
 };
 
 void TestSeq2Seq::parity_data()
@@ -293,6 +294,31 @@ void TestSeq2Seq::marianTokenizer()
     // A folder without vocab.json is refused naming the file.
     auto broken = Tokenizer::fromFolder((kFixtures + "models/marian-d40-e4d2").toStdString(), TokenizerFormat::SentencePieceSource);
     QVERIFY(!broken.isOk() && broken.status().message().find("source.spm") != std::string::npos);
+}
+
+// BART's byte-level BPE tokenizer.json (RoBERTa's post-processor: <s> … </s>) against transformers'
+// BartTokenizerFast on the strings of tools/make_bart_text_fixture.py: ids and tokens, exactly.
+void TestSeq2Seq::bartTokenizer()
+{
+    auto tok = Tokenizer::fromFolder((kFixtures + "models/bart-text-d32").toStdString());
+    QVERIFY2(tok.isOk(), msg(tok.status().message()));
+    QFile f(kFixtures + "seq2seq_bart/bart_text.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray strings = QJsonDocument::fromJson(f.readAll())["strings"].toArray();
+    QVERIFY(strings.size() >= 70);
+    int wrong = 0;
+    for (const QJsonValue v : strings) {
+        const std::string text = v["text"].toString().toStdString();
+        auto e = tok->encode(text);
+        QVERIFY2(e.isOk(), text.c_str());
+        std::vector<std::string> want;
+        for (const QJsonValue x : v["tokens"].toArray()) want.push_back(x.toString().toStdString());
+        const bool bad = std::vector<std::int64_t>(e->ids.begin(), e->ids.end()) != ids(v["ids"]) || e->tokens != want;
+        if (bad) qWarning("differs: '%s'", text.c_str());
+        wrong += bad;
+    }
+    qInfo("%lld strings, %d differ", static_cast<long long>(strings.size()), wrong);
+    QCOMPARE(wrong, 0);
 }
 
 QTEST_APPLESS_MAIN(TestSeq2Seq)

@@ -310,6 +310,35 @@ private slots:
         QCOMPARE(described["tokenizer"].toObject()["kind"].toString(), QStringLiteral("sentencepiece"));
     }
 
+    // BART from text: its tokenizer.json on the source and (for --target-text) on the target, labels <s> … </s>,
+    // the decoder input [</s>] + labels[:-1] as shift_tokens_right; attentions and greedy generation against
+    // transformers (tests/fixtures/seq2seq_bart/bart_text.json, tools/make_bart_text_fixture.py).
+    void bartFromText()
+    {
+        const QString model = kFixtures + "models/bart-text-d32";
+        const QJsonObject answers = readJson(kFixtures + "seq2seq_bart/bart_text.json");
+        QVERIFY(!answers.isEmpty());
+        for (const QJsonValue g : answers["generation"].toArray()) {
+            const QJsonObject doc = runDocument({"--model", model, "--text", g["text"].toString(), "--max-new-tokens", "8"});
+            QVERIFY(!doc.isEmpty());
+            QCOMPARE(doc["input"]["token_ids"].toArray(), g["ids"].toArray());
+            QCOMPARE(doc["outputs"]["generated"]["ids"].toArray(), g["generated_8"].toArray());
+        }
+        for (const QJsonValue p : answers["pairs"].toArray()) {
+            const QJsonObject doc = runDocument({"--model", model, "--text", p["source"].toString(), "--target-text",
+                                                 p["target"].toString()});
+            QVERIFY(!doc.isEmpty());
+            QCOMPARE(doc["input"]["token_ids"].toArray(), p["input_ids"].toArray());
+            QCOMPARE(doc["input"]["labels"].toArray(), p["labels"].toArray());
+            QCOMPARE(doc["input"]["target_ids"].toArray(), p["decoder_input_ids"].toArray());
+            const double enc = attentionError(doc["attention"].toArray(), p["encoder_attentions"].toArray());
+            const double dec = attentionError(doc["decoder_attention"].toArray(), p["decoder_attentions"].toArray());
+            const double cross = attentionError(doc["cross_attention"].toArray(), p["cross_attentions"].toArray());
+            qInfo("%s: encoder %.3g, decoder %.3g, cross %.3g", qPrintable(p["source"].toString()), enc, dec, cross);
+            QVERIFY(enc <= 1e-5 && dec <= 1e-5 && cross <= 1e-5);
+        }
+    }
+
     // `info` on an encoder–decoder folder describes both stacks instead of refusing model_type t5.
     void info()
     {
