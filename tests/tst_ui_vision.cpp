@@ -83,6 +83,7 @@ private slots:
     void views();
     void badInputsSayWhy();
     void perturbationChecks();
+    void exportsTheRunDocument();
 };
 
 // Every head's CLS row over the patches, and each layer's mean over heads, against transformers' attentions.
@@ -421,6 +422,45 @@ void TestUiVision::perturbationChecks()
     // Off again: back to attention.
     f.view.setPerturbationChecks(false);
     QCOMPARE(f.view.source(), VisionSource::Mean);
+}
+
+// Export Data as JSON: the document `run --image` writes (the same attention), with the workspace's analyses.
+void TestUiVision::exportsTheRunDocument()
+{
+    Fixture f;
+    f.view.setPerturbationChecks(true);
+    QVERIFY2(f.run(), qPrintable(f.view.errorText()));
+    QVERIFY(f.view.dataFormats().first().startsWith(QStringLiteral("JSON")));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("vision.json");
+    QString error;
+    QVERIFY2(f.view.exportData(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(doc["format"].toString(), QStringLiteral("attnscope"));
+    QCOMPARE(doc["kind"].toString(), QStringLiteral("vision"));
+    QCOMPARE(doc["input"]["patch_grid"].toArray(), (QJsonArray{7, 7}));
+    QCOMPARE(doc["input"]["tokens"].toArray().first().toString(), QStringLiteral("[CLS]"));
+    const auto s = f.view.snapshot();
+    // attention [layer][head][T][T] as the engine captured it.
+    const QJsonArray row = doc["attention"][1][2][0].toArray();
+    QCOMPARE(row.size(), 50);
+    for (int k = 0; k < 50; ++k) QCOMPARE(float(row[k].toDouble()), s->result.attentions[1 * 3 + 2][std::size_t(k)]);
+    const QJsonObject analyses = doc["analyses"].toObject();
+    const QJsonArray rollout = analyses["rollout"]["matrix"].toArray();
+    QCOMPARE(rollout.size(), 50);
+    QCOMPARE(rollout[0].toArray()[7].toDouble(), s->rollout[7]);
+    QCOMPARE(analyses["layer_means"]["matrices"].toArray().size(), 2);
+    const QJsonArray methods = analyses["perturbation"]["methods"].toArray();
+    QCOMPARE(methods.size(), int(s->perturbation->methods.size()));
+    QCOMPARE(methods.last()["name"].toString(), QStringLiteral("random"));
+    QVERIFY(methods.last()["relevance"].isNull());
+    QCOMPARE(methods[0]["auc_deletion"].toDouble(), s->perturbation->methods[0].curves.aucDeletion);
+    QCOMPARE(analyses["perturbation"]["occlusion"].toArray().size(), 49);
+    QVERIFY(!analyses.contains("true_region"));   // not a card example
+    // CSV stays: the matrix on screen.
+    QVERIFY2(f.view.exportData(dir.filePath("map.csv"), &error), qPrintable(error));
 }
 
 QTEST_MAIN(TestUiVision)

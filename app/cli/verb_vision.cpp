@@ -6,9 +6,11 @@
 #include "common.h"
 #include "verbs.h"
 
+#include <workspaces/vision/visionrun.h>
+
+#include <attnscope/visionexport.h>
 #include <attnscope/vit.h>
 
-#include <QImage>
 
 #include <algorithm>
 #include <charconv>
@@ -21,17 +23,7 @@ namespace attncli {
 
 namespace {
 
-// JSON text helpers: floats as the shortest decimal that reads back to the same float32, as the run export writes.
-void putFloat(std::string &s, float v)
-{
-    if (!std::isfinite(v)) {
-        s += "null";
-        return;
-    }
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    s.append(buf, r.ptr);
-}
+// JSON text helpers for `info` (the run document is attn::visionRunJson).
 void putString(std::string &s, const std::string &v)
 {
     s += '"';
@@ -45,34 +37,6 @@ void putString(std::string &s, const std::string &v)
     }
     s += '"';
 }
-void putFloats(std::string &s, const float *v, std::size_t n)
-{
-    s += '[';
-    for (std::size_t i = 0; i < n; ++i) {
-        if (i) s += ',';
-        putFloat(s, v[i]);
-    }
-    s += ']';
-}
-void putPathOrNull(std::string &s, const QString &path)
-{
-    if (path.isEmpty()) s += "null";
-    else putString(s, path.toStdString());
-}
-
-std::optional<attn::ImageRgb8> decodeImage(const QString &path, QString &error)
-{
-    QImage q(path);
-    if (q.isNull()) {
-        error = QStringLiteral("--image %1: cannot read or decode the image").arg(path);
-        return std::nullopt;
-    }
-    q = q.convertToFormat(QImage::Format_RGB888);
-    attn::ImageRgb8 im{q.width(), q.height(), std::vector<std::uint8_t>(std::size_t(q.width()) * q.height() * 3)};
-    for (int y = 0; y < q.height(); ++y)
-        std::copy_n(q.constScanLine(y), std::size_t(q.width()) * 3, im.pixels.begin() + std::ptrdiff_t(y) * q.width() * 3);
-    return im;
-}
 
 struct VisionRun {
     QString image, pixelValuesPath;
@@ -80,84 +44,6 @@ struct VisionRun {
     attn::VitForwardOptions options;
     std::int64_t topK = 5;
 };
-
-std::string visionJson(const attn::VitModel &model, const VisionRun &run, const attn::PixelValues &px,
-                       const attn::VitForwardResult &r)
-{
-    const attn::VitConfig &c = model.config();
-    std::string s = "{\"format\":\"attnscope\",\"version\":1,\"kind\":\"vision\",\"model\":{\"name\":";
-    putString(s, model.name());
-    s += ",\"source\":";
-    putString(s, model.source());
-    s += ",\"path\":";
-    putString(s, std::filesystem::absolute(model.source()).lexically_normal().string());
-    s += ",\"architecture\":\"vit\",\"architecture_class\":";
-    putString(s, c.architectureClass);
-    s += std::string(",\"head\":\"") + (c.classifier ? "classifier" : "none") + "\"";
-    s += ",\"layers\":" + std::to_string(c.layers) + ",\"heads\":" + std::to_string(c.heads) +
-         ",\"d_model\":" + std::to_string(c.hiddenSize) + ",\"d_head\":" + std::to_string(c.dHead) +
-         ",\"image_size\":[" + std::to_string(c.imageHeight) + "," + std::to_string(c.imageWidth) +
-         "],\"patch_size\":[" + std::to_string(c.patchHeight) + "," + std::to_string(c.patchWidth) + "]}";
-    s += ",\"input\":{\"image\":";
-    putPathOrNull(s, run.image);
-    s += ",\"pixel_values\":";
-    putPathOrNull(s, run.pixelValuesPath);
-    s += ",\"image_width\":" + (run.imageWidth ? std::to_string(run.imageWidth) : std::string("null"));
-    s += ",\"image_height\":" + (run.imageHeight ? std::to_string(run.imageHeight) : std::string("null"));
-    s += ",\"height\":" + std::to_string(px.height) + ",\"width\":" + std::to_string(px.width);
-    s += ",\"patch_grid\":[" + std::to_string(r.patchRows) + "," + std::to_string(r.patchCols) + "]";
-    s += ",\"special_tokens\":" + std::to_string(r.specialTokens) + ",\"length\":" + std::to_string(r.length);
-    s += ",\"tokens\":[\"[CLS]\"";
-    for (std::int64_t p = 0; p < r.patchRows * r.patchCols; ++p)
-        s += ",\"r" + std::to_string(p / r.patchCols) + "c" + std::to_string(p % r.patchCols) + "\"";
-    s += "]},\"settings\":{\"backend\":";
-    putString(s, attn::backendName(r.backend));
-    s += ",\"threads\":" + std::to_string(run.options.threads);
-    s += std::string(",\"interpolate_pos_encoding\":") + (run.options.interpolatePositions ? "true" : "false") + "}";
-    s += ",\"attention\":[";
-    for (std::int64_t l = 0; l < c.layers; ++l) {
-        s += l ? ",[" : "[";
-        for (std::int64_t h = 0; h < c.heads; ++h) {
-            s += h ? ",[" : "[";
-            const std::vector<float> &P = r.attentions[std::size_t(l * c.heads + h)];
-            for (std::int64_t i = 0; i < r.length; ++i) {
-                if (i) s += ',';
-                putFloats(s, P.data() + i * r.length, std::size_t(r.length));
-            }
-            s += ']';
-        }
-        s += ']';
-    }
-    s += "],\"outputs\":{";
-    if (c.classifier) {
-        s += "\"logits\":";
-        putFloats(s, r.logits.data(), r.logits.size());
-        // Softmax in double over the float32 logits; the top K by probability, ties by label id.
-        const double top = *std::max_element(r.logits.begin(), r.logits.end());
-        std::vector<double> p(r.logits.size());
-        double sum = 0.0;
-        for (std::size_t i = 0; i < p.size(); ++i) sum += p[i] = std::exp(double(r.logits[i]) - top);
-        std::vector<std::size_t> order(p.size());
-        std::iota(order.begin(), order.end(), std::size_t(0));
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
-        s += ",\"predictions\":[";
-        for (std::size_t k = 0; k < std::min<std::size_t>(order.size(), std::size_t(run.topK)); ++k) {
-            if (k) s += ',';
-            s += "{\"id\":" + std::to_string(order[k]) + ",\"label\":";
-            putString(s, c.labels[order[k]]);
-            s += ",\"probability\":";
-            putFloat(s, float(p[order[k]] / sum));
-            s += '}';
-        }
-        s += ']';
-    } else {
-        s += "\"pooled\":";
-        if (r.pooled.empty()) s += "null";
-        else putFloats(s, r.pooled.data(), r.pooled.size());
-    }
-    s += "},\"analyses\":{}}\n";
-    return s;
-}
 
 } // namespace
 
@@ -259,9 +145,9 @@ int visionRunVerb(const QStringList &args)
             return kExitError;
         }
         QString error;
-        const auto image = decodeImage(run.image, error);
+        const auto image = attnui::decodeImageFile(run.image, &error);   // Qt, as the GUI decodes it
         if (!image) {
-            printError(verb, error);
+            printError(verb, QStringLiteral("--image ") + error);
             return kExitError;
         }
         run.imageWidth = image->width;
@@ -287,7 +173,15 @@ int visionRunVerb(const QStringList &args)
         printError(verb, QString::fromStdString(result.status().message()));
         return kExitError;
     }
-    return writeOutput(verb, opts.value("out"), visionJson(*model, run, px, *result), chatter) ? kExitOk : kExitError;
+    attn::VisionRunInfo info;
+    info.image = run.image.toStdString();
+    info.pixelValues = run.pixelValuesPath.toStdString();
+    info.imageWidth = run.imageWidth;
+    info.imageHeight = run.imageHeight;
+    info.threads = run.options.threads;
+    info.interpolatePositions = run.options.interpolatePositions;
+    info.topK = run.topK;
+    return writeOutput(verb, opts.value("out"), attn::visionRunJson(*model, info, px, *result), chatter) ? kExitOk : kExitError;
 }
 
 } // namespace attncli

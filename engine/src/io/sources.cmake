@@ -12,4 +12,5 @@ target_sources(attn_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dataset_results.cpp
   ${CMAKE_CURRENT_LIST_DIR}/npy_read.cpp
   ${CMAKE_CURRENT_LIST_DIR}/seq2seq_run.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/vision_export.cpp
 )

@@ -34,7 +34,7 @@ QString visionModelName(const QString &folder)
 
 QString visionTokenLabel(int token, int cols)
 {
-    if (token <= 0 || cols <= 0) return QStringLiteral("CLS");
+    if (token <= 0 || cols <= 0) return QStringLiteral("[CLS]");
     const int p = token - 1;
     return QStringLiteral("r%1c%2").arg(p / cols).arg(p % cols);
 }
@@ -116,6 +116,7 @@ attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &reques
     snap->layers = int(c.layers);
     snap->heads = int(c.heads);
     snap->result = std::move(result).value();
+    snap->pixels = *px;
     snap->rows = int(snap->result.patchRows);
     snap->cols = int(snap->result.patchCols);
     snap->length = int(snap->result.length);

@@ -6,7 +6,7 @@
 // capturing every layer's attention. The snapshot also holds what the model saw (the pixel values mapped back to
 // RGB), each layer's mean over heads and the attention rollout, so the view only slices.
 //
-// Tokens: index 0 is the CLS token, 1 + p is patch p (p = row · cols + col, rows top to bottom); labels "CLS" and
+// Tokens: index 0 is the CLS token, 1 + p is patch p (p = row · cols + col, rows top to bottom); labels "[CLS]" and
 // "r{row}c{col}", as `attnscope-cli run --image` names them. Layers and heads count from 0.
 
 #include "runner/enginerunner.h"
@@ -50,6 +50,7 @@ struct VisionSnapshot : Snapshot {
     VisionRequest request;
     int imageWidth = 0, imageHeight = 0;     // the decoded file
     QImage input;                            // what the model saw: pixel_values undone (× std + mean, ÷ rescale)
+    attn::PixelValues pixels;                // what ran
     attn::VitForwardResult result;
     bool interpolated = false;               // positions interpolated (an input of another size than image_size)
     int layers = 0, heads = 0, rows = 0, cols = 0, length = 0;
@@ -72,7 +73,7 @@ struct VisionSnapshot : Snapshot {
 };
 
 QString visionModelName(const QString &folder);   // sample:NAME → NAME; a folder → its last component
-QString visionTokenLabel(int token, int cols);     // 0 → "CLS", 1 + p → "r{p / cols}c{p % cols}"
+QString visionTokenLabel(int token, int cols);     // 0 → "[CLS]", 1 + p → "r{p / cols}c{p % cols}" (as run --image)
 
 attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &request, const JobContext &ctx);
 

@@ -10,6 +10,9 @@
 #include "plots/xyplot.h"
 
 #include <attnscope/textmodel.h>
+#include <attnscope/visionexport.h>
+
+#include "kit/dataexport.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -611,6 +614,83 @@ void VisionView::setColorMap(ColorMap map)
 {
     m_colorMap = map;
     refreshViews();
+}
+
+QStringList VisionView::dataFormats() const
+{
+    if (!m_snapshot) return {};
+    QStringList formats{tr("JSON, as attnscope-cli run --image writes it, with this workspace's analyses (*.json)")};
+    return formats + Workspace::dataFormats();
+}
+
+namespace {
+
+QJsonArray numbers(const std::vector<double> &v)
+{
+    QJsonArray a;
+    for (double x : v) a.append(x);
+    return a;
+}
+
+QJsonArray matrixRows(const std::vector<double> &m, int n)
+{
+    QJsonArray rows;
+    for (int i = 0; i < n; ++i)
+        rows.append(numbers(std::vector<double>(m.begin() + std::ptrdiff_t(i) * n, m.begin() + std::ptrdiff_t(i + 1) * n)));
+    return rows;
+}
+
+} // namespace
+
+bool VisionView::exportData(const QString &path, QString *error) const
+{
+    if (!m_snapshot || !path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return Workspace::exportData(path, error);
+    const VisionSnapshot &s = *m_snapshot;
+    QJsonObject analyses;
+    QJsonArray means;
+    for (const std::vector<double> &m : s.means) means.append(matrixRows(m, s.length));
+    analyses.insert(QStringLiteral("layer_means"), QJsonObject{{QStringLiteral("head_fusion"), QStringLiteral("mean")},
+                                                               {QStringLiteral("matrices"), means}});
+    analyses.insert(QStringLiteral("rollout"), QJsonObject{{QStringLiteral("head_fusion"), QStringLiteral("mean")},
+                                                           {QStringLiteral("residual"), true},
+                                                           {QStringLiteral("matrix"), matrixRows(s.rollout, s.length)}});
+    if (const std::vector<std::uint8_t> truth = truthPatches(); !truth.empty()) {
+        QJsonArray patches;
+        for (std::size_t p = 0; p < truth.size(); ++p)
+            if (truth[p]) patches.append(int(p));
+        const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, m_request.image); });
+        analyses.insert(QStringLiteral("true_region"), QJsonObject{{QStringLiteral("mask"), e->mask},
+                                                                   {QStringLiteral("min_fraction"), 0.25},
+                                                                   {QStringLiteral("patches"), patches}});
+    }
+    if (s.perturbation) {
+        const attn::VitPerturbation &p = *s.perturbation;
+        QJsonArray methods;
+        for (const auto &m : p.methods)
+            methods.append(QJsonObject{{QStringLiteral("name"), QString::fromStdString(m.name)},
+                                       {QStringLiteral("relevance"), m.relevance.empty() ? QJsonValue() : QJsonValue(numbers(m.relevance))},
+                                       {QStringLiteral("deletion"), numbers(m.curves.deletion)},
+                                       {QStringLiteral("insertion"), numbers(m.curves.insertion)},
+                                       {QStringLiteral("auc_deletion"), m.curves.aucDeletion},
+                                       {QStringLiteral("auc_insertion"), m.curves.aucInsertion}});
+        analyses.insert(QStringLiteral("perturbation"),
+                        QJsonObject{{QStringLiteral("substrate"), 0.0},
+                                    {QStringLiteral("target"), p.target},
+                                    {QStringLiteral("probability"), p.probability},
+                                    {QStringLiteral("step"), p.step},
+                                    {QStringLiteral("random_seeds"), 5},
+                                    {QStringLiteral("forwards"), p.forwards},
+                                    {QStringLiteral("occlusion"), numbers(p.occlusion)},
+                                    {QStringLiteral("methods"), methods}});
+    }
+    attn::VisionRunInfo info;
+    info.image = s.request.image.toStdString();
+    info.imageWidth = s.imageWidth;
+    info.imageHeight = s.imageHeight;
+    info.interpolatePositions = s.interpolated;
+    const std::string json = attn::visionRunJson(*s.model, info, s.pixels, s.result,
+                                                 QJsonDocument(analyses).toJson(QJsonDocument::Compact).toStdString());
+    return writeTextFile(json, path, error);
 }
 
 QJsonObject VisionView::sessionState() const

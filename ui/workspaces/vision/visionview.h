@@ -55,6 +55,11 @@ public:
     QStringList viewPrefixes() const override { return {QStringLiteral("overlay"), QStringLiteral("patches")}; }
     bool showView(const QString &spec, QString *error) override;
     bool opensVisionModels() const override { return true; }
+    // JSON: the document `attnscope-cli run --image` writes (docs/json-format.md, "Vision runs") with the
+    // workspace's analyses — each layer's mean of heads, the rollout, the true region and the perturbation checks
+    // when they ran; CSV: the matrix on screen.
+    QStringList dataFormats() const override;
+    bool exportData(const QString &path, QString *error) const override;
 
     void setModelFolder(const QString &folder);
     void setImage(const QString &path);
