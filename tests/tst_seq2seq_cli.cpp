@@ -103,6 +103,34 @@ double attentionError(const QJsonArray &doc, const QJsonArray &want)
     return err;
 }
 
+
+// `run --text` on an encoder–decoder against a from-text fixture: per generation case the source ids and greedy
+// generation (8 tokens), per pair the labels, the decoder input and the three kinds' attentions (<= 1e-5).
+void fromTextMatches(const QString &model, const QString &answersPath)
+{
+    const QJsonObject answers = readJson(answersPath);
+    QVERIFY(!answers.isEmpty());
+    for (const QJsonValue g : answers["generation"].toArray()) {
+        const QJsonObject doc = runDocument({"--model", model, "--text", g["text"].toString(), "--max-new-tokens", "8"});
+        QVERIFY(!doc.isEmpty());
+        QCOMPARE(doc["input"]["token_ids"].toArray(), g["ids"].toArray());
+        QCOMPARE(doc["outputs"]["generated"]["ids"].toArray(), g["generated_8"].toArray());
+    }
+    for (const QJsonValue p : answers["pairs"].toArray()) {
+        const QJsonObject doc = runDocument({"--model", model, "--text", p["source"].toString(), "--target-text",
+                                             p["target"].toString()});
+        QVERIFY(!doc.isEmpty());
+        if (p.toObject().contains("input_ids")) QCOMPARE(doc["input"]["token_ids"].toArray(), p["input_ids"].toArray());
+        QCOMPARE(doc["input"]["labels"].toArray(), p["labels"].toArray());
+        QCOMPARE(doc["input"]["target_ids"].toArray(), p["decoder_input_ids"].toArray());
+        const double enc = attentionError(doc["attention"].toArray(), p["encoder_attentions"].toArray());
+        const double dec = attentionError(doc["decoder_attention"].toArray(), p["decoder_attentions"].toArray());
+        const double cross = attentionError(doc["cross_attention"].toArray(), p["cross_attentions"].toArray());
+        qInfo("%s: encoder %.3g, decoder %.3g, cross %.3g", qPrintable(p["source"].toString()), enc, dec, cross);
+        QVERIFY(enc <= 1e-5 && dec <= 1e-5 && cross <= 1e-5);
+    }
+}
+
 } // namespace
 
 class TestSeq2SeqCli : public QObject {
@@ -284,26 +312,7 @@ private slots:
     void marianFromText()
     {
         const QString model = kFixtures + "models/marian-text-d32";
-        const QJsonObject answers = readJson(kFixtures + "seq2seq_bart/marian_text.json");
-        QVERIFY(!answers.isEmpty());
-        for (const QJsonValue g : answers["generation"].toArray()) {
-            const QJsonObject doc = runDocument({"--model", model, "--text", g["text"].toString(), "--max-new-tokens", "8"});
-            QVERIFY(!doc.isEmpty());
-            QCOMPARE(doc["input"]["token_ids"].toArray(), g["ids"].toArray());
-            QCOMPARE(doc["outputs"]["generated"]["ids"].toArray(), g["generated_8"].toArray());
-        }
-        for (const QJsonValue p : answers["pairs"].toArray()) {
-            const QJsonObject doc = runDocument({"--model", model, "--text", p["source"].toString(), "--target-text",
-                                                 p["target"].toString()});
-            QVERIFY(!doc.isEmpty());
-            QCOMPARE(doc["input"]["labels"].toArray(), p["labels"].toArray());
-            QCOMPARE(doc["input"]["target_ids"].toArray(), p["decoder_input_ids"].toArray());
-            const double enc = attentionError(doc["attention"].toArray(), p["encoder_attentions"].toArray());
-            const double dec = attentionError(doc["decoder_attention"].toArray(), p["decoder_attentions"].toArray());
-            const double cross = attentionError(doc["cross_attention"].toArray(), p["cross_attentions"].toArray());
-            qInfo("%s: encoder %.3g, decoder %.3g, cross %.3g", qPrintable(p["source"].toString()), enc, dec, cross);
-            QVERIFY(enc <= 1e-5 && dec <= 1e-5 && cross <= 1e-5);
-        }
+        fromTextMatches(model, kFixtures + "seq2seq_bart/marian_text.json");
         const CliRun info = runCli({"info", "--model", model});
         QVERIFY2(info.exitCode == 0, info.err.constData());
         const QJsonObject described = QJsonDocument::fromJson(info.out).object();
@@ -315,28 +324,7 @@ private slots:
     // transformers (tests/fixtures/seq2seq_bart/bart_text.json, tools/make_bart_text_fixture.py).
     void bartFromText()
     {
-        const QString model = kFixtures + "models/bart-text-d32";
-        const QJsonObject answers = readJson(kFixtures + "seq2seq_bart/bart_text.json");
-        QVERIFY(!answers.isEmpty());
-        for (const QJsonValue g : answers["generation"].toArray()) {
-            const QJsonObject doc = runDocument({"--model", model, "--text", g["text"].toString(), "--max-new-tokens", "8"});
-            QVERIFY(!doc.isEmpty());
-            QCOMPARE(doc["input"]["token_ids"].toArray(), g["ids"].toArray());
-            QCOMPARE(doc["outputs"]["generated"]["ids"].toArray(), g["generated_8"].toArray());
-        }
-        for (const QJsonValue p : answers["pairs"].toArray()) {
-            const QJsonObject doc = runDocument({"--model", model, "--text", p["source"].toString(), "--target-text",
-                                                 p["target"].toString()});
-            QVERIFY(!doc.isEmpty());
-            QCOMPARE(doc["input"]["token_ids"].toArray(), p["input_ids"].toArray());
-            QCOMPARE(doc["input"]["labels"].toArray(), p["labels"].toArray());
-            QCOMPARE(doc["input"]["target_ids"].toArray(), p["decoder_input_ids"].toArray());
-            const double enc = attentionError(doc["attention"].toArray(), p["encoder_attentions"].toArray());
-            const double dec = attentionError(doc["decoder_attention"].toArray(), p["decoder_attentions"].toArray());
-            const double cross = attentionError(doc["cross_attention"].toArray(), p["cross_attentions"].toArray());
-            qInfo("%s: encoder %.3g, decoder %.3g, cross %.3g", qPrintable(p["source"].toString()), enc, dec, cross);
-            QVERIFY(enc <= 1e-5 && dec <= 1e-5 && cross <= 1e-5);
-        }
+        fromTextMatches(kFixtures + "models/bart-text-d32", kFixtures + "seq2seq_bart/bart_text.json");
     }
 
     // `info` on an encoder–decoder folder describes both stacks instead of refusing model_type t5.

@@ -23,20 +23,8 @@ namespace attncli {
 
 namespace {
 
-// JSON text helpers for `info` (the run document is attn::visionRunJson).
-void putString(std::string &s, const std::string &v)
-{
-    s += '"';
-    for (const unsigned char c : v) {
-        if (c == '"' || c == '\\') s += '\\', s += char(c);
-        else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            s += buf;
-        } else s += char(c);
-    }
-    s += '"';
-}
+// The strings of `info` as the run document writes them.
+void putString(std::string &s, const std::string &v) { attn::appendJsonString(s, v); }
 
 struct VisionRun {
     QString image, pixelValuesPath;

@@ -21,6 +21,9 @@ struct VisionRunInfo {
     std::int64_t topK = 5;        // predictions listed
 };
 
+// Appends `text` as a JSON string (quotes, escapes), as the document writes its strings.
+void appendJsonString(std::string &out, const std::string &text);
+
 // `analysesJson`: the "analyses" object's JSON text ("{}" when empty).
 std::string visionRunJson(const VitModel &model, const VisionRunInfo &run, const PixelValues &pixels,
                           const VitForwardResult &result, const std::string &analysesJson = "{}");

@@ -54,6 +54,8 @@ void putPathOrNull(std::string &s, const std::string &path)
 
 } // namespace
 
+void appendJsonString(std::string &out, const std::string &text) { putString(out, text); }
+
 std::string visionRunJson(const VitModel &model, const VisionRunInfo &run, const PixelValues &px,
                           const VitForwardResult &r, const std::string &analysesJson)
 {
