@@ -4,8 +4,6 @@
 
 // Qt Core only (the fuzz build compiles this file without Widgets); the Lessons menu is in lessonpanel.cpp.
 
-#include <attnscope/textmodel.h>
-
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -53,17 +51,6 @@ QJsonObject encoderDecoderLessonState(const QJsonObject &state, const QString &m
     QJsonObject out = state;
     if (!out.contains(QStringLiteral("model")) && !model.isEmpty()) out.insert(QStringLiteral("model"), model);
     if (!out.contains(QStringLiteral("source")) && !text.isEmpty()) out.insert(QStringLiteral("source"), text);
-    return out;
-}
-
-QJsonObject visionLessonState(const QJsonObject &state, const QString &model)
-{
-    QJsonObject out = state;
-    if (!out.contains(QStringLiteral("model")) && !model.isEmpty()) out.insert(QStringLiteral("model"), model);
-    const QString image = out.value(QStringLiteral("image")).toString();
-    if (!image.isEmpty() && QFileInfo(image).isRelative())
-        if (auto folder = attn::resolveModelSpec(out.value(QStringLiteral("model")).toString().toStdString()))
-            out.insert(QStringLiteral("image"), QDir(QString::fromStdString(*folder)).filePath(image));
     return out;
 }
 

@@ -52,9 +52,6 @@ struct Lesson {
 // The state a workspace that opens its own encoder–decoder models starts a lesson from: the lesson's state with its
 // model and text as the workspace's "model" and "source" (fields the state sets itself win).
 QJsonObject encoderDecoderLessonState(const QJsonObject &state, const QString &model, const QString &text);
-// The same for the Vision workspace: the lesson's model as "model", and a relative "image" taken as a path inside the
-// model's folder (a sample's examples/…), so a lesson names its picture wherever the samples are installed.
-QJsonObject visionLessonState(const QJsonObject &state, const QString &model);
 
 // Parses one lesson; on failure returns false and sets *error to "FILE: FIELD: what is wrong".
 bool parseLesson(const QByteArray &json, const QString &file, Lesson *lesson, QString *error);

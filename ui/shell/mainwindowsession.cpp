@@ -10,6 +10,7 @@
 #include "session/session.h"
 #include "kit/subject.h"
 #include "workspaces/explore/exploreview.h"
+#include "workspaces/vision/visionrun.h"
 #include "kit/workspace.h"
 
 #include <QDir>

@@ -4,6 +4,7 @@
 #include <attnscope/analysis.h>
 #include <attnscope/textmodel.h>
 
+#include <QDir>
 #include <QFileInfo>
 
 #include <algorithm>
@@ -24,6 +25,17 @@ std::optional<attn::ImageRgb8> decodeImageFile(const QString &path, QString *err
     for (int y = 0; y < q.height(); ++y)
         std::copy_n(q.constScanLine(y), std::size_t(q.width()) * 3, im.pixels.begin() + std::ptrdiff_t(y) * q.width() * 3);
     return im;
+}
+
+QJsonObject visionLessonState(const QJsonObject &state, const QString &model)
+{
+    QJsonObject out = state;
+    if (!out.contains(QStringLiteral("model")) && !model.isEmpty()) out.insert(QStringLiteral("model"), model);
+    const QString image = out.value(QStringLiteral("image")).toString();
+    if (!image.isEmpty() && QFileInfo(image).isRelative())
+        if (auto folder = attn::resolveModelSpec(out.value(QStringLiteral("model")).toString().toStdString()))
+            out.insert(QStringLiteral("image"), QDir(QString::fromStdString(*folder)).filePath(image));
+    return out;
 }
 
 QString visionModelName(const QString &folder)

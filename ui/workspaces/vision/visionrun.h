@@ -15,6 +15,7 @@
 #include <attnscope/vitfaithfulness.h>
 
 #include <QImage>
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -76,5 +77,10 @@ QString visionModelName(const QString &folder);   // sample:NAME → NAME; a fol
 QString visionTokenLabel(int token, int cols);     // 0 → "[CLS]", 1 + p → "r{p / cols}c{p % cols}" (as run --image)
 
 attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &request, const JobContext &ctx);
+
+// The state a lesson in the Vision workspace starts from (lessons/lessons.h has the encoder–decoder one; this one
+// needs the engine to find the folder): the lesson's model as "model", and a relative "image" taken as a path inside
+// the model's folder (a sample's examples/…), so a lesson names its picture wherever the samples are installed.
+QJsonObject visionLessonState(const QJsonObject &state, const QString &model);
 
 } // namespace attnui
