@@ -5,6 +5,7 @@
 // (metrics.json): the predictions, the truth patches of each mask, and the pointing game and IoU of every head, each
 // layer's mean, the rollout, occlusion and the random expectation. The definitions are the card's.
 #include <attnscope/analysis.h>
+#include <attnscope/metrics.h>
 #include <attnscope/textmodel.h>
 #include <attnscope/vit.h>
 
@@ -48,12 +49,7 @@ std::vector<int> ranking(const std::vector<double> &r)
 
 std::vector<double> softmax(const std::vector<float> &logits)
 {
-    const double m = *std::max_element(logits.begin(), logits.end());
-    std::vector<double> p(logits.size());
-    double sum = 0.0;
-    for (std::size_t i = 0; i < p.size(); ++i) sum += p[i] = std::exp(double(logits[i]) - m);
-    for (double &v : p) v /= sum;
-    return p;
+    return attn::softmax(std::vector<double>(logits.begin(), logits.end()));   // metrics.h, in float64
 }
 
 } // namespace

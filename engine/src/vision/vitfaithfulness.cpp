@@ -31,10 +31,7 @@ namespace {
 
 double classProbability(const std::vector<float> &logits, int target)
 {
-    const double m = *std::max_element(logits.begin(), logits.end());
-    double sum = 0.0;
-    for (float z : logits) sum += std::exp(double(z) - m);
-    return std::exp(double(logits[std::size_t(target)]) - m) / sum;
+    return softmax(std::vector<double>(logits.begin(), logits.end()))[std::size_t(target)];
 }
 
 } // namespace

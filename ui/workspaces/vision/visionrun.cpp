@@ -2,6 +2,7 @@
 #include "workspaces/vision/visionrun.h"
 
 #include <attnscope/analysis.h>
+#include <attnscope/metrics.h>
 #include <attnscope/textmodel.h>
 
 #include <QDir>
@@ -149,6 +150,23 @@ attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &reques
             }
     }
 
+    // The true region, when the image comes with a mask.
+    if (!request.mask.isEmpty()) {
+        QImage mask(request.mask);
+        if (mask.isNull()) return Status::invalid(request.mask.toStdString() + ": cannot read or decode the mask");
+        mask = mask.convertToFormat(QImage::Format_Grayscale8);
+        if (mask.size() != snap->input.size()) mask = mask.scaled(snap->input.size(), Qt::IgnoreAspectRatio, Qt::FastTransformation);
+        const int rows = snap->rows, cols = snap->cols, ph = H / rows, pw = W / cols;
+        snap->truth.assign(std::size_t(rows) * std::size_t(cols), 0);
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) {
+                int inside = 0;
+                for (int y = r * ph; y < (r + 1) * ph; ++y)
+                    for (int x = c * pw; x < (c + 1) * pw; ++x) inside += mask.constScanLine(y)[x] >= 128;
+                snap->truth[std::size_t(r * cols + c)] = 4 * inside >= ph * pw;
+            }
+    }
+
     // Each layer's mean over heads, and the rollout through every layer.
     const int T = snap->length;
     for (int l = 0; l < snap->layers; ++l) {
@@ -164,17 +182,14 @@ attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &reques
     // A classifier's most likely labels (softmax over the logits).
     if (!snap->result.logits.empty()) {
         const std::vector<float> &z = snap->result.logits;
-        const double m = *std::max_element(z.begin(), z.end());
-        std::vector<double> p(z.size());
-        double sum = 0.0;
-        for (std::size_t i = 0; i < z.size(); ++i) sum += p[i] = std::exp(double(z[i]) - m);
+        const std::vector<double> p = attn::softmax(std::vector<double>(z.begin(), z.end()));
         std::vector<std::size_t> order(z.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
         for (std::size_t k = 0; k < std::min<std::size_t>(5, order.size()); ++k) {
             const std::size_t i = order[k];
             const QString label = i < c.labels.size() ? QString::fromStdString(c.labels[i]) : QStringLiteral("LABEL_%1").arg(i);
-            snap->top.push_back({label, p[i] / sum});
+            snap->top.push_back({label, p[i]});
         }
     }
     // The perturbation checks: each layer's mean CLS attention and the rollout, against occlusion and random orders.

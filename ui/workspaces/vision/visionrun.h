@@ -40,6 +40,7 @@ struct VisionRequest {
     VitModelPtr model;   // loaded; null: open `folder` first
     QString folder;      // a ViT folder or sample:NAME
     QString image;       // an image file Qt can decode
+    QString mask;        // its true region's mask (a card example's), or empty
     // Perturbation checks (vitfaithfulness.h): occlusion, and deletion / insertion curves of each layer's mean CLS
     // attention, the rollout, occlusion and a random baseline. One forward pass per point: off by default.
     bool perturb = false;
@@ -63,6 +64,9 @@ struct VisionSnapshot : Snapshot {
     };
     std::vector<Prediction> top;             // a classifier's five most likely labels, best first; else empty
     std::optional<attn::VitPerturbation> perturbation;   // request.perturb on a classifier
+    // [rows · cols] 1 for the patches with at least a quarter of their pixels in request.mask (at the size the model
+    // saw; the card's definition); empty without a mask.
+    std::vector<std::uint8_t> truth;
 
     int patches() const { return rows * cols; }
     QStringList tokenLabels() const;         // [T]: "CLS", "r0c0", …

@@ -361,6 +361,9 @@ void VisionView::submit()
     }
     VisionRequest request = m_request;
     request.backend = subject()->backend();
+    // A card example brings its mask: the job reads it for the true region.
+    const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, request.image); });
+    request.mask = e == m_examples.end() ? QString() : e->mask;
     runner()->submit([request](const JobContext &ctx) { return runVisionJob(request, ctx); });
 }
 
@@ -390,26 +393,7 @@ QString VisionView::sourceText() const
 
 std::vector<std::uint8_t> VisionView::truthPatches() const
 {
-    if (!m_snapshot) return {};
-    const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, m_request.image); });
-    if (e == m_examples.end() || e->mask.isEmpty()) return {};
-    // A patch is in the true region when at least a quarter of its pixels are (the card's definition), with the
-    // mask at the size the model saw.
-    QImage mask(e->mask);
-    if (mask.isNull()) return {};
-    mask = mask.convertToFormat(QImage::Format_Grayscale8);
-    const QImage &in = m_snapshot->input;
-    if (mask.size() != in.size()) mask = mask.scaled(in.size(), Qt::IgnoreAspectRatio, Qt::FastTransformation);
-    const int rows = m_snapshot->rows, cols = m_snapshot->cols, ph = in.height() / rows, pw = in.width() / cols;
-    std::vector<std::uint8_t> truth(std::size_t(rows) * std::size_t(cols), 0);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-            int inside = 0;
-            for (int y = r * ph; y < (r + 1) * ph; ++y)
-                for (int x = c * pw; x < (c + 1) * pw; ++x) inside += mask.constScanLine(y)[x] >= 128;
-            truth[std::size_t(r * cols + c)] = 4 * inside >= ph * pw;
-        }
-    return truth;
+    return m_snapshot ? m_snapshot->truth : std::vector<std::uint8_t>{};
 }
 
 void VisionView::syncControls()
@@ -658,8 +642,7 @@ bool VisionView::exportData(const QString &path, QString *error) const
         QJsonArray patches;
         for (std::size_t p = 0; p < truth.size(); ++p)
             if (truth[p]) patches.append(int(p));
-        const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, m_request.image); });
-        analyses.insert(QStringLiteral("true_region"), QJsonObject{{QStringLiteral("mask"), e->mask},
+        analyses.insert(QStringLiteral("true_region"), QJsonObject{{QStringLiteral("mask"), s.request.mask},
                                                                    {QStringLiteral("min_fraction"), 0.25},
                                                                    {QStringLiteral("patches"), patches}});
     }
