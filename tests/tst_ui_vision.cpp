@@ -84,6 +84,7 @@ private slots:
     void badInputsSayWhy();
     void perturbationChecks();
     void exportsTheRunDocument();
+    void deitInterpolatedRun();
 };
 
 // Every head's CLS row over the patches, and each layer's mean over heads, against transformers' attentions.
@@ -119,7 +120,7 @@ void TestUiVision::overlayMatchesTransformers()
     qInfo("overlay vs transformers: heads %.2e, layer means %.2e", worst, worstMean);
     QVERIFY(worst < 1e-5);
     QVERIFY(worstMean < 1e-5);
-    QCOMPARE(f.view.overlay()->data().query, 0);
+    QCOMPARE(f.view.overlay()->data().query, -1);   // no patch outlined: the CLS token is not a place
 }
 
 // Rollout (Abnar & Zuidema, with the residual): Ã_l = ½ mean_h A_l + ½ I, rows renormalised, R = Ã_{L−1} ⋯ Ã_0,
@@ -199,7 +200,7 @@ void TestUiVision::clickingAPatchMakesItTheQuery()
     QCOMPARE(overlay->patchAt(r.center()), patch);
     QTest::mouseClick(overlay, Qt::LeftButton, {}, r.center().toPoint());
     QCOMPARE(f.view.query(), 1 + patch);
-    QCOMPARE(overlay->data().query, 1 + patch);
+    QCOMPARE(overlay->data().query, patch);
     const attn::NpyArray att = npy("attentions.npy");
     const int H = 3, T = 50;
     std::vector<double> want;
@@ -210,7 +211,7 @@ void TestUiVision::clickingAPatchMakesItTheQuery()
     // Outside the picture: nothing.
     QCOMPARE(overlay->patchAt(QPointF(1, 1)), -1);
     f.view.setQuery(0);
-    QCOMPARE(overlay->data().query, 0);
+    QCOMPARE(overlay->data().query, -1);
     // A row of the map is a query too.
     emit f.view.patchMap()->cellClicked(7, 3);
     QCOMPARE(f.view.query(), 7);
@@ -465,4 +466,87 @@ void TestUiVision::exportsTheRunDocument()
 }
 
 QTEST_MAIN(TestUiVision)
+// DeiT through the workspace: [CLS] [DIST] then the patches (S = 2), and an image the processor resizes to 21×15
+// while the model was made for 18×18, so the positions are interpolated (6×6 → 7×5). Every head's CLS row over the
+// patches against transformers' attentions for the same PNG (interpolate_pos_encoding=True); the labels, the
+// clicked patch's token, the distillation token's row and the exported tokens follow S.
+void TestUiVision::deitInterpolatedRun()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString model = kFixtures + "models/deit-base-d36h3/", own = kFixtures + "vision/deit-base-image-interp/";
+    for (const char *file : {"config.json", "model.safetensors"})
+        QVERIFY(QFile::copy(model + file, dir.filePath(QString::fromLatin1(file))));
+    QVERIFY(QFile::copy(own + "preprocessor_config.json", dir.filePath("preprocessor_config.json")));
+    Fixture f(dir.path(), kImage);
+    f.view.resize(1200, 800);
+    QVERIFY2(f.run(), qPrintable(f.view.errorText()));
+    const auto s = f.view.snapshot();
+    QCOMPARE(s->special, 2);
+    QCOMPARE(s->rows, 7);
+    QCOMPARE(s->cols, 5);
+    QCOMPARE(s->length, 37);
+    QVERIFY(s->interpolated);
+    QVERIFY2(f.view.predictionText().contains(QStringLiteral("15 × 21 pixels → 7 × 5 patches + CLS + DIST = 37 tokens "
+                                                             "(positions interpolated)")),
+             qPrintable(f.view.predictionText()));
+    const QStringList labels = s->tokenLabels();
+    QCOMPARE(labels.mid(0, 3), (QStringList{"[CLS]", "[DIST]", "r0c0"}));
+    QCOMPARE(labels.last(), QStringLiteral("r6c4"));
+
+    auto read = attn::readNpyFloat32((own + "attentions.npy").toStdString());
+    QVERIFY2(read.isOk(), read.status().message().c_str());
+    const attn::NpyArray &att = *read;
+    const int L = s->layers, H = s->heads, T = s->length;
+    QCOMPARE(att.shape, (std::vector<std::int64_t>{L, H, T, T}));
+    const auto hf = [&](int l, int h, int q, int k) { return double(att.values[((std::size_t(l) * H + h) * T + q) * T + k]); };
+    double worst = 0.0;
+    f.view.setSource(VisionSource::Head);
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h) {
+            f.view.setHead(l, h);
+            std::vector<double> want;
+            for (int k = 2; k < T; ++k) want.push_back(hf(l, h, 0, k));   // the patches: keys 2 …
+            worst = std::max(worst, maxDiff(f.view.overlay()->data().values, want));
+        }
+    qInfo("DeiT, interpolated positions, overlay vs transformers: %.2e", worst);
+    QVERIFY(worst < 1e-5);
+    QCOMPARE(f.view.overlay()->data().query, -1);
+
+    // Patch r2c3 clicked: token 2 + 2·5 + 3 = 15, its row outlined and shown.
+    ImageOverlay *overlay = f.view.overlay();
+    const int patch = 2 * 5 + 3;
+    QTest::mouseClick(overlay, Qt::LeftButton, {}, overlay->patchRect(patch).center().toPoint());
+    QCOMPARE(f.view.query(), 2 + patch);
+    QCOMPARE(overlay->data().query, patch);
+    QVERIFY(overlay->data().title.contains(QStringLiteral("patch r2c3")));
+    std::vector<double> want;
+    for (int k = 2; k < T; ++k) want.push_back(hf(L - 1, H - 1, 2 + patch, k));
+    QVERIFY(maxDiff(overlay->data().values, want) < 1e-5);
+    // The distillation token's row: no patch outlined.
+    f.view.setQuery(1);
+    QCOMPARE(overlay->data().query, -1);
+    QVERIFY(overlay->data().title.contains(QStringLiteral("the distillation token")));
+    want.clear();
+    for (int k = 2; k < T; ++k) want.push_back(hf(L - 1, H - 1, 1, k));
+    QVERIFY(maxDiff(overlay->data().values, want) < 1e-5);
+    QVERIFY(f.view.patchMap()->title().contains(QStringLiteral("1: DIST")));
+
+    QString error;
+    const QString path = dir.filePath("deit.json");
+    QVERIFY2(f.view.exportData(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(doc["model"]["architecture"].toString(), QStringLiteral("deit"));
+    QCOMPARE(doc["model"]["family"].toString(), QStringLiteral("DeiT"));
+    QCOMPARE(doc["input"]["special_tokens"].toInt(), 2);
+    QCOMPARE(doc["input"]["patch_grid"].toArray(), (QJsonArray{7, 5}));
+    const QJsonArray tokens = doc["input"]["tokens"].toArray();
+    QCOMPARE(tokens.size(), 37);
+    QCOMPARE(tokens[1].toString(), QStringLiteral("[DIST]"));
+    QCOMPARE(tokens[2].toString(), QStringLiteral("r0c0"));
+    QVERIFY(doc["settings"]["interpolate_pos_encoding"].toBool());
+}
+
 #include "tst_ui_vision.moc"

@@ -87,8 +87,13 @@ double compare(const VitForwardResult &r, const VitConfig &c, const QString &cas
         hsErr = std::max(hsErr, maxDiff(r.hiddenStates[i].data(), hs.values.data() + i * TD, r.hiddenStates[i].size(), TD));
     if (hs.values.size() != r.hiddenStates.size() * TD) hsErr = INFINITY;
     const double lastErr = maxDiff(r.lastHidden, last.values);
-    const double headErr = c.classifier ? maxDiff(r.logits, npy(caseName, "logits.npy").values)
-                                        : maxDiff(r.pooled, npy(caseName, "pooled.npy").values);
+    double headErr = c.classifier ? maxDiff(r.logits, npy(caseName, "logits.npy").values)
+                                  : maxDiff(r.pooled, npy(caseName, "pooled.npy").values);
+    if (c.teacher)   // DeiT with teacher: both halves of the mean too
+        headErr = std::max({headErr, maxDiff(r.clsLogits, npy(caseName, "cls_logits.npy").values),
+                            maxDiff(r.distillationLogits, npy(caseName, "distillation_logits.npy").values)});
+    else if (!r.clsLogits.empty() || !r.distillationLogits.empty())
+        headErr = INFINITY;
     qInfo("%s on %s: attentions %.3g, hidden states %.3g, last hidden %.3g, %s %.3g", qPrintable(caseName),
           backendName(r.backend).c_str(), attErr, hsErr, lastErr, c.classifier ? "logits" : "pooled", headErr);
     if (!(hsErr <= 1e-4) || !(lastErr <= 1e-4) || !(headErr <= 1e-4)) return INFINITY;
@@ -105,6 +110,7 @@ private slots:
     void imageThroughPreprocessing_data();
     void imageThroughPreprocessing();
     void attentionRowsAndGrid();
+    void deitTokens();
     void inputErrors();
     void configErrors_data();
     void configErrors();
@@ -116,7 +122,8 @@ void TestVision::parity_data()
 {
     QTest::addColumn<QString>("caseName");
     QTest::addColumn<QString>("backend");
-    for (const char *c : {"vit-cls-plain", "vit-base-plain", "vit-base-interp"})
+    for (const char *c : {"vit-cls-plain", "vit-base-plain", "vit-base-interp", "deit-teacher-plain", "deit-cls-plain",
+                          "deit-base-plain", "deit-base-interp"})
         for (const char *b : {"reference", "tiled", "cuda"})
             QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(c, b))) << QString(c) << QString(b);
 }
@@ -149,32 +156,47 @@ void TestVision::parity()
 
 void TestVision::imageThroughPreprocessing_data()
 {
+    QTest::addColumn<QString>("caseName");
     QTest::addColumn<QString>("backend");
-    QTest::newRow("reference") << "reference";
-    QTest::newRow("tiled") << "tiled";
+    for (const char *c : {"vit-cls-image", "deit-teacher-image", "deit-base-image-interp"})
+        for (const char *b : {"reference", "tiled"})
+            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(c, b))) << QString(c) << QString(b);
 }
 
 void TestVision::imageThroughPreprocessing()
 {
-    // A 45×37 PNG resized (bilinear, Pillow-exact) to 28×28 by the checkpoint's preprocessor_config.json.
+    // A 45×37 PNG resized (Pillow-exact) by the checkpoint's preprocessor_config.json: ViT to 28×28 (bilinear);
+    // DeiT to 28×28 (bicubic), then its centre 24×24 cropped; or by the case's own processor (DeiT to 21×15, the
+    // positions then interpolated from the 6×6 grid to 7×5).
+    QFETCH(QString, caseName);
     QFETCH(QString, backend);
-    const QJsonObject entry = caseEntry("vit-cls-image");
+    const QJsonObject entry = caseEntry(caseName);
     auto model = VitModel::loadFolder((kFixtures + "models/" + entry["model"].toString()).toStdString());
     QVERIFY2(model.isOk(), msg(model.status().message()));
     QVERIFY(model->preprocessor().has_value());
+    PreprocessorConfig pre = *model->preprocessor();
+    if (const QString own = kFixtures + "vision/" + caseName + "/preprocessor_config.json"; QFile::exists(own)) {
+        auto p = loadPreprocessorConfig(own.toStdString());
+        QVERIFY2(p.isOk(), msg(p.status().message()));
+        pre = *p;
+    }
     const ImageRgb8 image = decode(kFixtures + "vision/" + entry["image"].toString());
     QCOMPARE(image.width, 45);
-    auto pixels = preprocessImage(image, *model->preprocessor());
+    auto pixels = preprocessImage(image, pre);
     QVERIFY2(pixels.isOk(), msg(pixels.status().message()));
-    const NpyArray want = npy("vit-cls-image", "pixel_values.npy");
+    const NpyArray want = npy(caseName, "pixel_values.npy");
+    QCOMPARE(pixels->height, entry["height"].toInteger());
+    QCOMPARE(pixels->width, entry["width"].toInteger());
     // The engine's resize is Pillow's bit for bit (tst_image), so the preprocessing adds nothing here.
     QCOMPARE(maxDiff(pixels->values, want.values), 0.0);
     VitForwardOptions o;
     o.backend = *parseBackend(backend.toStdString());
     o.captureHiddenStates = true;
+    o.interpolatePositions = entry["interpolate_pos_encoding"].toBool();
     auto r = model->forward(*pixels, o);
     QVERIFY2(r.isOk(), msg(r.status().message()));
-    QVERIFY(compare(*r, model->config(), "vit-cls-image") <= 1e-5);
+    QCOMPARE(r->length, entry["tokens"].toInteger());
+    QVERIFY(compare(*r, model->config(), caseName) <= 1e-5);
 }
 
 void TestVision::attentionRowsAndGrid()
@@ -208,6 +230,38 @@ void TestVision::attentionRowsAndGrid()
     QVERIFY(none.isOk() && none->attentions.empty() && none->pooled.size() == 80);
 }
 
+// DeiT: two special tokens (CLS at 0, the distillation token at 1), the patches from token 2; every class reads the
+// same token layout; the teacher's logits are the mean of its two heads.
+void TestVision::deitTokens()
+{
+    struct Expect { const char *model; const char *arch; bool classifier, teacher; std::int64_t labels; };
+    for (const Expect &e : {Expect{"deit-teacher-d40h4", "DeiTForImageClassificationWithTeacher", true, true, 4},
+                            Expect{"deit-cls-d32h2", "DeiTForImageClassification", true, false, 3},
+                            Expect{"deit-base-d36h3", "DeiTModel", false, false, 0}}) {
+        auto model = VitModel::loadFolder((kFixtures + "models/" + e.model).toStdString());
+        QVERIFY2(model.isOk(), msg(model.status().message()));
+        const VitConfig &c = model->config();
+        QCOMPARE(c.modelType, std::string("deit"));
+        QCOMPARE(c.architectureClass, std::string(e.arch));
+        QCOMPARE(c.classifier, e.classifier);
+        QCOMPARE(c.teacher, e.teacher);
+        QCOMPARE(c.specialTokens(), 2);
+        QCOMPARE(c.numLabels, e.labels);
+        QVERIFY(isVitFolder((kFixtures + "models/" + e.model).toStdString()));
+        const PixelValues px{c.imageHeight, c.imageWidth,
+                             std::vector<float>(std::size_t(3 * c.imageHeight * c.imageWidth), -0.3f)};
+        auto r = model->forward(px);
+        QVERIFY2(r.isOk(), msg(r.status().message()));
+        QCOMPARE(r->specialTokens, 2);
+        QCOMPARE(r->length, 2 + c.patchRows() * c.patchCols());
+        QCOMPARE(r->logits.size(), std::size_t(e.labels));
+        QCOMPARE(r->clsLogits.empty(), !e.teacher);
+        for (std::size_t i = 0; e.teacher && i < r->logits.size(); ++i)
+            QCOMPARE(r->logits[i], (r->clsLogits[i] + r->distillationLogits[i]) / 2.0f);
+        QCOMPARE(r->pooled.empty(), e.classifier);
+    }
+}
+
 void TestVision::inputErrors()
 {
     auto model = VitModel::loadFolder((kFixtures + "models/vit-cls-d48h3").toStdString());
@@ -229,9 +283,14 @@ void TestVision::configErrors_data()
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("expected");
     const QString base = R"("model_type": "vit", "hidden_size": 48, "num_attention_heads": 3)";
-    QTest::newRow("not vit") << R"({"model_type": "deit"})" << "field 'model_type' is 'deit'; expected 'vit'";
+    QTest::newRow("not vit") << R"({"model_type": "beit"})" << "field 'model_type' is 'beit'; expected 'vit' or 'deit'";
     QTest::newRow("architecture") << R"({"model_type": "vit", "architectures": ["ViTForMaskedImageModeling"]})"
                                   << "field 'architectures' names ViTForMaskedImageModeling";
+    QTest::newRow("deit architecture") << R"({"model_type": "deit", "architectures": ["DeiTForMaskedImageModeling"]})"
+                                       << "names DeiTForMaskedImageModeling; for model_type 'deit' this engine runs "
+                                          "DeiTModel, DeiTForImageClassification and DeiTForImageClassificationWithTeacher";
+    QTest::newRow("class of the other type") << R"({"model_type": "vit", "architectures": ["DeiTModel"]})"
+                                             << "names DeiTModel; for model_type 'vit' this engine runs ViTModel";
     QTest::newRow("heads") << R"({"model_type": "vit", "hidden_size": 50, "num_attention_heads": 3})"
                            << "'hidden_size' 50 is not a multiple of num_attention_heads 3";
     QTest::newRow("image size") << "{" + base + R"(, "image_size": [28])" + "}"
@@ -290,6 +349,27 @@ void TestVision::checkpointErrors()
     QVERIFY(!isVitFolder(dir.path().toStdString() + "/nothing"));
     QVERIFY(isVitFolder(dir.path().toStdString()));
     QVERIFY(!isVitFolder((kFixtures + "models/gpt2-tiny").toStdString()));
+
+    // A ViT's tensors under a DeiT config: the distillation token is missing. A DeiT with teacher read as the
+    // single-head class: its classifier is missing (the first tensor looked for), its two heads unexpected.
+    cfg = QJsonDocument::fromJson(R"({"model_type": "deit", "architectures": ["DeiTForImageClassification"],
+        "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 3, "intermediate_size": 96,
+        "image_size": 28, "patch_size": 4, "num_labels": 5})").object();
+    QVERIFY(write(cfg));
+    QVERIFY(QFile::copy(src + "model.safetensors", dir.filePath("model.safetensors")));
+    r = VitModel::loadFolder(dir.path().toStdString());
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.status().message().find("embeddings.distillation_token") != std::string::npos, msg(r.status().message()));
+    QVERIFY(QFile::remove(dir.filePath("model.safetensors")));
+    QFile teacherIn(kFixtures + "models/deit-teacher-d40h4/config.json");
+    QVERIFY(teacherIn.open(QIODevice::ReadOnly));
+    cfg = QJsonDocument::fromJson(teacherIn.readAll()).object();
+    cfg["architectures"] = QJsonArray{"DeiTForImageClassification"};
+    QVERIFY(write(cfg));
+    QVERIFY(QFile::copy(kFixtures + "models/deit-teacher-d40h4/model.safetensors", dir.filePath("model.safetensors")));
+    r = VitModel::loadFolder(dir.path().toStdString());
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.status().message().find("classifier.weight") != std::string::npos, msg(r.status().message()));
 }
 
 // Occlusion and deletion / insertion on the fixture classifier, every point against a forward pass of the image

@@ -93,6 +93,7 @@ private slots:
     void figureViews_data();
     void figureViews();
     void figureRefusals();
+    void deitWithTeacher();
 };
 
 void TestVisionCli::imageRun_data()
@@ -249,4 +250,42 @@ void TestVisionCli::figureRefusals()
 }
 
 QTEST_GUILESS_MAIN(TestVisionCli)
+// A distilled DeiT from its image (resize 28², centre crop 24², bicubic): two special tokens named [CLS] [DIST], the
+// attention and all three logit vectors against transformers; info reports S = 2 and the two-headed classifier.
+void TestVisionCli::deitWithTeacher()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath("deit.json"), folder = kFixtures + "models/deit-teacher-d40h4";
+    const CliRun run = runCli({"run", "--model", folder, "--image", kFixtures + "vision/gradient_45x37.png", "--out", out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject j = readJson(out);
+    QCOMPARE(j["model"]["architecture"].toString(), QStringLiteral("deit"));
+    QCOMPARE(j["model"]["architecture_class"].toString(), QStringLiteral("DeiTForImageClassificationWithTeacher"));
+    QCOMPARE(j["model"]["head"].toString(), QStringLiteral("classifier_with_teacher"));
+    const QJsonObject input = j["input"].toObject();
+    QCOMPARE(input["height"].toInt(), 24);
+    QCOMPARE(input["special_tokens"].toInt(), 2);
+    QCOMPARE(input["length"].toInt(), 38);
+    QCOMPARE(input["tokens"][0].toString(), QStringLiteral("[CLS]"));
+    QCOMPARE(input["tokens"][1].toString(), QStringLiteral("[DIST]"));
+    QCOMPARE(input["tokens"][2 + 6 + 1].toString(), QStringLiteral("r1c1"));
+    const double attErr = attentionError(j["attention"].toArray(), fixture("deit-teacher-image", "attentions.npy"));
+    double logitErr = 0.0;
+    for (const char *name : {"logits", "cls_logits", "distillation_logits"})
+        logitErr = std::max(logitErr, vectorError(j["outputs"][QLatin1String(name)].toArray(),
+                                                  fixture("deit-teacher-image", (std::string(name) + ".npy").c_str())));
+    qInfo("CLI DeiT with teacher --image: attention %.3g, logits %.3g", attErr, logitErr);
+    QVERIFY(attErr <= 1e-5);
+    QVERIFY(logitErr <= 1e-4);
+
+    const CliRun info = runCli({"info", "--model", folder});
+    QVERIFY2(info.exitCode == 0, info.err.constData());
+    const QJsonObject i = QJsonDocument::fromJson(info.out).object();
+    QCOMPARE(i["architecture"].toString(), QStringLiteral("deit"));
+    QCOMPARE(i["family"].toString(), QStringLiteral("DeiT"));
+    QCOMPARE(i["special_tokens"].toInt(), 2);
+    QCOMPARE(i["head"].toString(), QStringLiteral("classifier_with_teacher"));
+    QCOMPARE(i["labels"].toArray().size(), 4);
+}
+
 #include "tst_vision_cli.moc"

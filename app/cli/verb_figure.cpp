@@ -164,7 +164,7 @@ int figureVerb(const QStringList &args)
     const auto resolved = attn::resolveModelSpec(opts.value("model").toStdString());
     const bool vision = resolved && attn::isVitFolder(*resolved);
     if (opts.isSet("image") && !vision)
-        return opts.fail(QStringLiteral("--image: only for Vision Transformer folders (config.json model_type \"vit\"); "
+        return opts.fail(QStringLiteral("--image: only for Vision Transformer folders (config.json model_type \"vit\" or \"deit\"); "
                                         "%1 is not one").arg(opts.value("model")));
     if (vision && opts.isSet("text"))
         return opts.fail(QStringLiteral("--text: %1 is a Vision Transformer; give --image").arg(opts.value("model")));

@@ -51,16 +51,20 @@ std::optional<std::string> visionInfo(const QString &spec)
     putString(s, spec.toStdString());
     s += ",\n  \"path\": ";
     putString(s, std::filesystem::absolute(model->source()).lexically_normal().string());
-    s += ",\n  \"architecture\": \"vit\",\n  \"architecture_class\": ";
+    s += ",\n  \"architecture\": ";
+    putString(s, c.modelType);
+    s += ",\n  \"architecture_class\": ";
     putString(s, c.architectureClass);
-    s += ",\n  \"family\": \"ViT\",\n  \"head\": \"" + std::string(c.classifier ? "classifier" : "none") + "\"";
+    s += ",\n  \"family\": ";
+    putString(s, attn::vitFamily(c));
+    s += ",\n  \"head\": \"" + std::string(c.teacher ? "classifier_with_teacher" : c.classifier ? "classifier" : "none") + "\"";
     s += ",\n  \"layers\": " + std::to_string(c.layers) + ",\n  \"heads\": " + std::to_string(c.heads) +
          ",\n  \"d_model\": " + std::to_string(c.hiddenSize) + ",\n  \"d_head\": " + std::to_string(c.dHead) +
          ",\n  \"intermediate_size\": " + std::to_string(c.intermediate) +
          ",\n  \"image_size\": [" + std::to_string(c.imageHeight) + ", " + std::to_string(c.imageWidth) +
          "],\n  \"patch_size\": [" + std::to_string(c.patchHeight) + ", " + std::to_string(c.patchWidth) +
          "],\n  \"patch_grid\": [" + std::to_string(c.patchRows()) + ", " + std::to_string(c.patchCols()) +
-         "],\n  \"special_tokens\": 1,\n  \"positional\": \"learned\",\n  \"labels\": ";
+         "],\n  \"special_tokens\": " + std::to_string(c.specialTokens()) + ",\n  \"positional\": \"learned\",\n  \"labels\": ";
     if (c.classifier) {
         s += '[';
         for (std::size_t i = 0; i < c.labels.size(); ++i) {
@@ -90,10 +94,11 @@ bool isVisionRun(const QStringList &args)
 int visionRunVerb(const QStringList &args)
 {
     VerbOptions opts(QStringLiteral("run"), QStringLiteral(
-        "Run a Vision Transformer folder (config.json model_type \"vit\") on one image and write the attention\n"
-        "weights [layer][head][1 + patches][1 + patches] (the CLS token first), the patch grid and the classifier's\n"
-        "outputs as JSON (docs/json-format.md, \"Vision runs\"). Exactly one of --image and --pixel-values."));
-    opts.use({{"model", QStringLiteral("a ViT model folder (config.json model_type \"vit\")")}, "image", "pixel-values",
+        "Run a Vision Transformer folder (config.json model_type \"vit\" or \"deit\") on one image and write the\n"
+        "attention weights [layer][head][S + patches][S + patches] (S special tokens first: [CLS], and DeiT's [DIST]),\n"
+        "the patch grid and the classifier's outputs as JSON (docs/json-format.md, \"Vision runs\"). Exactly one of\n"
+        "--image and --pixel-values."));
+    opts.use({{"model", QStringLiteral("a ViT or DeiT model folder (config.json model_type \"vit\" or \"deit\")")}, "image", "pixel-values",
               "backend", "threads"});
     using T = OptionType;
     opts.add({{"top-k", T::Integer, "K", "predictions listed", "5", 1, 100000},
@@ -116,7 +121,7 @@ int visionRunVerb(const QStringList &args)
     const QString modelPath = opts.value("model");
     if (!attn::isVitFolder(modelPath.toStdString()))
         return opts.fail(QStringLiteral("--model %1: --image and --pixel-values need a ViT folder (config.json with "
-                                        "model_type \"vit\")").arg(modelPath));
+                                        "model_type \"vit\" or \"deit\")").arg(modelPath));
 
     progress(chatter, verb, QStringLiteral("opening %1").arg(modelPath));
     auto model = attn::VitModel::loadFolder(modelPath.toStdString());

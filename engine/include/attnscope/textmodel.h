@@ -27,7 +27,7 @@ struct SampleModelInfo {
     std::string name;     // "induction-gpt2"
     std::string folder;   // absolute path
     bool encoderDecoder = false;   // model_type "t5" (seq2seq.h): not a TextModel; the Encoder–Decoder workspace's
-    bool vision = false;           // model_type "vit" (vit.h): not a TextModel; the Vision workspace's
+    bool vision = false;           // model_type "vit" or "deit" (vit.h): not a TextModel; the Vision workspace's
 };
 
 // Where sample models are looked up, in order: $ATTNSCOPE_SAMPLE_MODELS, <executable dir>/../share/attnscope/

@@ -66,9 +66,13 @@ std::string visionRunJson(const VitModel &model, const VisionRunInfo &run, const
     putString(s, model.source());
     s += ",\"path\":";
     putString(s, std::filesystem::absolute(model.source()).lexically_normal().string());
-    s += ",\"architecture\":\"vit\",\"architecture_class\":";
+    s += ",\"architecture\":";
+    putString(s, c.modelType);
+    s += ",\"family\":";
+    putString(s, vitFamily(c));
+    s += ",\"architecture_class\":";
     putString(s, c.architectureClass);
-    s += std::string(",\"head\":\"") + (c.classifier ? "classifier" : "none") + "\"";
+    s += std::string(",\"head\":\"") + (c.teacher ? "classifier_with_teacher" : c.classifier ? "classifier" : "none") + "\"";
     s += ",\"layers\":" + std::to_string(c.layers) + ",\"heads\":" + std::to_string(c.heads) +
          ",\"d_model\":" + std::to_string(c.hiddenSize) + ",\"d_head\":" + std::to_string(c.dHead) +
          ",\"image_size\":[" + std::to_string(c.imageHeight) + "," + std::to_string(c.imageWidth) +
@@ -82,9 +86,11 @@ std::string visionRunJson(const VitModel &model, const VisionRunInfo &run, const
     s += ",\"height\":" + std::to_string(px.height) + ",\"width\":" + std::to_string(px.width);
     s += ",\"patch_grid\":[" + std::to_string(r.patchRows) + "," + std::to_string(r.patchCols) + "]";
     s += ",\"special_tokens\":" + std::to_string(r.specialTokens) + ",\"length\":" + std::to_string(r.length);
-    s += ",\"tokens\":[\"[CLS]\"";
-    for (std::int64_t p = 0; p < r.patchRows * r.patchCols; ++p)
-        s += ",\"r" + std::to_string(p / r.patchCols) + "c" + std::to_string(p % r.patchCols) + "\"";
+    s += ",\"tokens\":[";
+    for (std::int64_t t = 0; t < r.length; ++t) {
+        if (t) s += ',';
+        putString(s, vitTokenLabel(t, r.specialTokens, r.patchCols));
+    }
     s += "]},\"settings\":{\"backend\":";
     putString(s, backendName(r.backend));
     s += ",\"threads\":" + std::to_string(run.threads);
@@ -107,6 +113,12 @@ std::string visionRunJson(const VitModel &model, const VisionRunInfo &run, const
     if (c.classifier) {
         s += "\"logits\":";
         putFloats(s, r.logits.data(), r.logits.size());
+        if (c.teacher) {   // DeiT with teacher: logits = (cls_logits + distillation_logits) / 2
+            s += ",\"cls_logits\":";
+            putFloats(s, r.clsLogits.data(), r.clsLogits.size());
+            s += ",\"distillation_logits\":";
+            putFloats(s, r.distillationLogits.data(), r.distillationLogits.size());
+        }
         // Softmax in double over the float32 logits; the top K by probability, ties by label id.
         const double top = *std::max_element(r.logits.begin(), r.logits.end());
         std::vector<double> p(r.logits.size());

@@ -32,17 +32,18 @@ std::vector<float> patchRows(const PixelValues &px, const VitConfig &c, std::int
     return out;
 }
 
-// The position embeddings for a rows × cols grid: the checkpoint's own, or its patch part resized bicubically.
+// The position embeddings for a rows × cols grid: the checkpoint's own, or its patch part resized bicubically (the
+// S special tokens' positions kept as they are).
 Result<std::vector<float>> positionsFor(const VitWeights &w, std::int64_t rows, std::int64_t cols)
 {
     const VitConfig &c = w.config;
-    const std::int64_t D = c.hiddenSize, r0 = c.patchRows(), c0 = c.patchCols();
+    const std::int64_t D = c.hiddenSize, r0 = c.patchRows(), c0 = c.patchCols(), S = c.specialTokens();
     if (rows == r0 && cols == c0) return w.positions;
-    auto grid = interpolatePositionGrid(w.positions.data() + D, r0, c0, D, rows, cols);
+    auto grid = interpolatePositionGrid(w.positions.data() + S * D, r0, c0, D, rows, cols);
     if (!grid) return grid.status();
-    std::vector<float> out(static_cast<std::size_t>((1 + rows * cols) * D));
-    std::copy_n(w.positions.begin(), D, out.begin());
-    std::copy(grid->begin(), grid->end(), out.begin() + D);
+    std::vector<float> out(static_cast<std::size_t>((S + rows * cols) * D));
+    std::copy_n(w.positions.begin(), S * D, out.begin());
+    std::copy(grid->begin(), grid->end(), out.begin() + S * D);
     return out;
 }
 
@@ -57,21 +58,23 @@ Result<VitForwardResult> runVitForward(const VitWeights &w, const PixelValues &p
                                        std::int64_t cols, const VitForwardOptions &opt)
 {
     const VitConfig &c = w.config;
-    const std::int64_t D = c.hiddenSize, H = c.heads, dh = c.dHead, T = 1 + rows * cols;
+    const std::int64_t D = c.hiddenSize, H = c.heads, dh = c.dHead, S = c.specialTokens(), T = S + rows * cols;
     VitForwardResult result;
     result.patchRows = rows;
     result.patchCols = cols;
+    result.specialTokens = S;
     result.length = T;
     const auto cancelled = [&] { return opt.cancel && opt.cancel(); };
 
-    // Tokens: [CLS; patch embeddings] + positions.
+    // Tokens: [CLS; (DeiT) DIST; patch embeddings] + positions.
     const std::vector<float> patches = patchRows(pixels, c, rows, cols);
     const std::vector<float> embedded = applyLinear(patches.data(), rows * cols, w.patch);
     auto positions = positionsFor(w, rows, cols);
     if (!positions) return positions.status();
     std::vector<float> x(static_cast<std::size_t>(T * D));
     std::copy(w.clsToken.begin(), w.clsToken.end(), x.begin());
-    std::copy(embedded.begin(), embedded.end(), x.begin() + D);
+    if (S == 2) std::copy(w.distillationToken.begin(), w.distillationToken.end(), x.begin() + D);
+    std::copy(embedded.begin(), embedded.end(), x.begin() + S * D);
     addInPlace(x, *positions);
     if (opt.captureHiddenStates) result.hiddenStates.push_back(x);
 
@@ -122,7 +125,16 @@ Result<VitForwardResult> runVitForward(const VitWeights &w, const PixelValues &p
         result.pooled = applyLinear(x.data(), 1, w.pooler);   // row 0: the CLS token
         activate(result.pooled.data(), result.pooled.size(), c.poolerActivation);
     }
-    if (!w.classifier.w.empty()) result.logits = applyLinear(x.data(), 1, w.classifier);
+    if (!w.distillationClassifier.w.empty()) {
+        // DeiT with teacher: the mean of the CLS head (row 0) and the distillation head (row 1), in float32.
+        result.clsLogits = applyLinear(x.data(), 1, w.classifier);
+        result.distillationLogits = applyLinear(x.data() + D, 1, w.distillationClassifier);
+        result.logits.resize(result.clsLogits.size());
+        for (std::size_t i = 0; i < result.logits.size(); ++i)
+            result.logits[i] = (result.clsLogits[i] + result.distillationLogits[i]) / 2.0f;
+    } else if (!w.classifier.w.empty()) {
+        result.logits = applyLinear(x.data(), 1, w.classifier);
+    }
     result.lastHidden = std::move(x);
     if (opt.progress) opt.progress(1.0);
     return result;

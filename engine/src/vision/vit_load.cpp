@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ViT checkpoint folders (vit.h): config.json → VitConfig, model.safetensors → VitWeights. Tensor names are the
-// Hub's (transformers saves them so whatever it calls them inside); an optional "vit." prefix (classifiers) is
-// stripped. Every tensor is checked against the shape config.json implies, and a tensor this loader does not use
+// Hub's (transformers saves them so whatever it calls them inside); an optional "vit." / "deit." prefix
+// (classifiers) is stripped. Every tensor is checked against the shape config.json implies, and a tensor this loader does not use
 // is an error (a checkpoint of another layout must not load half-read).
 #include "model/hf_checkpoint.h"
 #include "vit_weights.h"
@@ -42,11 +42,25 @@ Status readLabels(Fields &f, const json &root, const std::string &source, VitCon
     return f.status();
 }
 
-// Hub name → loader name: the "vit." prefix of ViTForImageClassification dropped.
+// Hub name → loader name: the "vit." / "deit." prefix of the classifiers dropped.
 std::string canonical(const std::string &name)
 {
-    return name.rfind("vit.", 0) == 0 ? name.substr(4) : name;
+    if (name.rfind("vit.", 0) == 0) return name.substr(4);
+    if (name.rfind("deit.", 0) == 0) return name.substr(5);
+    return name;
 }
+
+struct VitArchitecture {
+    const char *type, *name;
+    bool classifier, teacher;
+};
+constexpr VitArchitecture kArchitectures[] = {
+    {"vit", "ViTModel", false, false},
+    {"vit", "ViTForImageClassification", true, false},
+    {"deit", "DeiTModel", false, false},
+    {"deit", "DeiTForImageClassification", true, false},
+    {"deit", "DeiTForImageClassificationWithTeacher", true, true},
+};
 
 } // namespace
 
@@ -58,15 +72,24 @@ Result<VitConfig> parseVitConfig(std::string_view jsonText, const std::string &s
     VitConfig c;
     const std::string type = f.text("model_type", "");
     if (!f.status()) return f.status();
-    if (type != "vit") return formatError(source + ": field 'model_type' is '" + type + "'; expected 'vit'");
+    if (type != "vit" && type != "deit")
+        return formatError(source + ": field 'model_type' is '" + type + "'; expected 'vit' or 'deit'");
+    c.modelType = type;
     if (const json *a = f.get("architectures"); a && a->is_array() && !a->empty() && (*a)[0].is_string())
         c.architectureClass = (*a)[0].get<std::string>();
     else
-        c.architectureClass = "ViTModel";
-    if (c.architectureClass != "ViTModel" && c.architectureClass != "ViTForImageClassification")
-        return formatError(source + ": field 'architectures' names " + c.architectureClass +
-                           "; this engine runs ViTModel and ViTForImageClassification");
-    c.classifier = c.architectureClass == "ViTForImageClassification";
+        c.architectureClass = type == "vit" ? "ViTModel" : "DeiTModel";
+    const VitArchitecture *arch = nullptr;
+    for (const VitArchitecture &a : kArchitectures)
+        if (type == a.type && c.architectureClass == a.name) arch = &a;
+    if (!arch)
+        return formatError(source + ": field 'architectures' names " + c.architectureClass + "; for model_type '" + type +
+                           "' this engine runs " +
+                           (type == "vit" ? "ViTModel and ViTForImageClassification"
+                                          : "DeiTModel, DeiTForImageClassification and "
+                                            "DeiTForImageClassificationWithTeacher"));
+    c.classifier = arch->classifier;
+    c.teacher = arch->teacher;
     c.hiddenSize = f.integer("hidden_size", c.hiddenSize, 1, 1 << 16);
     c.layers = f.integer("num_hidden_layers", c.layers, 1, 1024);
     c.heads = f.integer("num_attention_heads", c.heads, 1, 1024);
@@ -103,9 +126,20 @@ Result<VitConfig> parseVitConfig(std::string_view jsonText, const std::string &s
     return c;
 }
 
+std::string vitTokenLabel(std::int64_t token, std::int64_t specialTokens, std::int64_t cols)
+{
+    if (token <= 0 || cols <= 0) return "[CLS]";
+    if (token < specialTokens) return "[DIST]";
+    const std::int64_t p = token - specialTokens;
+    return "r" + std::to_string(p / cols) + "c" + std::to_string(p % cols);
+}
+
+std::string vitFamily(const VitConfig &config) { return config.modelType == "deit" ? "DeiT" : "ViT"; }
+
 bool isVitFolder(const std::string &folder)
 {
-    return folderModelType(folder) == "vit";
+    const std::string type = folderModelType(folder);
+    return type == "vit" || type == "deit";
 }
 
 namespace detail {
@@ -130,11 +164,14 @@ Result<VitWeights> loadVitFolder(const std::string &folder)
     if (!file) return file.status();
 
     const VitConfig &c = w.config;
-    const std::int64_t D = c.hiddenSize, HD = c.heads * c.dHead, I = c.intermediate;
+    const std::int64_t D = c.hiddenSize, HD = c.heads * c.dHead, I = c.intermediate, S = c.specialTokens();
     Tensors t(*file, canonical);
     w.clsToken = t.take("embeddings.cls_token", {1, 1, D}, "[1, 1, hidden_size]");
-    w.positions = t.take("embeddings.position_embeddings", {1, 1 + c.patchRows() * c.patchCols(), D},
-                         "[1, 1 + patches of image_size, hidden_size]");
+    if (c.modelType == "deit")
+        w.distillationToken = t.take("embeddings.distillation_token", {1, 1, D}, "[1, 1, hidden_size]");
+    w.positions = t.take("embeddings.position_embeddings", {1, S + c.patchRows() * c.patchCols(), D},
+                         S == 1 ? "[1, 1 + patches of image_size, hidden_size]"
+                                : "[1, 2 + patches of image_size, hidden_size]");
     {
         // Conv2d [D, C, P_h, P_w] with kernel = stride: its rows are already the (channel, y, x)-ordered patch map.
         const std::int64_t in = c.channels * c.patchHeight * c.patchWidth;
@@ -161,8 +198,13 @@ Result<VitWeights> loadVitFolder(const std::string &folder)
     }
     t.norm(w.finalNorm, "layernorm", D);
     if (!c.classifier && t.has("pooler.dense.weight")) t.linear(w.pooler, "pooler.dense", D, D, true, "[hidden_size, hidden_size]");
-    if (c.classifier) t.linear(w.classifier, "classifier", D, c.numLabels, true, "[num_labels, hidden_size]");
-    if (Status s = t.checkAllUsed("a ViTModel / ViTForImageClassification checkpoint with this config"); !s) return s;
+    if (c.teacher) {
+        t.linear(w.classifier, "cls_classifier", D, c.numLabels, true, "[num_labels, hidden_size]");
+        t.linear(w.distillationClassifier, "distillation_classifier", D, c.numLabels, true, "[num_labels, hidden_size]");
+    } else if (c.classifier) {
+        t.linear(w.classifier, "classifier", D, c.numLabels, true, "[num_labels, hidden_size]");
+    }
+    if (Status s = t.checkAllUsed("a " + c.architectureClass + " checkpoint with this config"); !s) return s;
     return w;
 }
 

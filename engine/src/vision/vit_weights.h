@@ -22,12 +22,14 @@ struct VitWeights {
     std::string source;
     std::optional<PreprocessorConfig> preprocessor;
     std::vector<float> clsToken;             // [D]
-    std::vector<float> positions;            // [1 + rows₀·cols₀, D], rows₀ × cols₀ the config's patch grid
+    std::vector<float> distillationToken;    // [D] DeiT, else empty
+    std::vector<float> positions;            // [S + rows₀·cols₀, D], rows₀ × cols₀ the config's patch grid
     Linear patch;                            // [C·P_h·P_w, D], input in (channel, y, x) order
     std::vector<VitBlock> blocks;
     LayerNormWeights finalNorm;
     Linear pooler;                           // [D, D] or empty
-    Linear classifier;                       // [D, numLabels] or empty
+    Linear classifier;                       // [D, numLabels] or empty (DeiT with teacher: the CLS head)
+    Linear distillationClassifier;           // [D, numLabels]: DeiT with teacher, else empty
 };
 
 Result<VitWeights> loadVitFolder(const std::string &folder);

@@ -179,8 +179,8 @@ void ImageOverlay::paintEvent(QPaintEvent *)
                 }
         }
     }
-    if (m_data.query > 0 && m_data.query <= n) {
-        const QRectF q = patchRect(m_data.query - 1);
+    if (m_data.query >= 0 && m_data.query < n) {
+        const QRectF q = patchRect(m_data.query);
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(Qt::black, 4.0));
         p.drawRect(q);

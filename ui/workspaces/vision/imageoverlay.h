@@ -25,7 +25,8 @@ public:
         std::vector<double> values;   // [rows · cols], ≥ 0
         QString title;                // "L2 H1: the CLS token's attention"
         QString valueLabel;           // the colour bar's label ("attention weight")
-        int query = 0;                // 0: the CLS token (no patch outlined); 1 + p: patch p
+        int query = -1;               // the patch outlined (the query patch, 0 … rows·cols − 1); −1: none (a
+                                      // special token's row)
         std::vector<std::uint8_t> truth;   // [rows · cols] 1 = a patch of the true region; empty: none known
     };
 

@@ -45,18 +45,24 @@ QString visionModelName(const QString &folder)
     return QFileInfo(folder).fileName();
 }
 
-QString visionTokenLabel(int token, int cols)
+QString visionTokenLabel(int token, int special, int cols)
 {
-    if (token <= 0 || cols <= 0) return QStringLiteral("[CLS]");
-    const int p = token - 1;
-    return QStringLiteral("r%1c%2").arg(p / cols).arg(p % cols);
+    return QString::fromStdString(attn::vitTokenLabel(token, special, cols));
 }
 
 QStringList VisionSnapshot::tokenLabels() const
 {
     QStringList l;
-    for (int t = 0; t < length; ++t) l << visionTokenLabel(t, cols);
+    for (int t = 0; t < length; ++t) l << visionTokenLabel(t, special, cols);
     return l;
+}
+
+QString VisionSnapshot::queryText(int token, bool article) const
+{
+    QString t = token <= 0        ? QStringLiteral("the CLS token")
+                : token < special ? QStringLiteral("the distillation token")
+                                  : QStringLiteral("patch %1").arg(visionTokenLabel(token, special, cols));
+    return article || token >= special ? t : t.mid(4);
 }
 
 std::vector<double> VisionSnapshot::matrix(VisionSource source, int layer, int head) const
@@ -95,7 +101,7 @@ attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &reques
         if (!folder) return folder.status();
         if (!attn::isVitFolder(*folder))
             return Status::invalid(request.folder.toStdString() + ": not a Vision Transformer folder (config.json "
-                                                                  "model_type \"vit\")");
+                                                                  "model_type \"vit\" or \"deit\")");
         auto loaded = attn::VitModel::loadFolder(*folder);
         if (!loaded) return loaded.status();
         model = std::make_shared<const attn::VitModel>(std::move(loaded).value());
@@ -133,6 +139,7 @@ attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &reques
     snap->rows = int(snap->result.patchRows);
     snap->cols = int(snap->result.patchCols);
     snap->length = int(snap->result.length);
+    snap->special = int(snap->result.specialTokens);
     snap->backend = attn::backendName(snap->result.backend);
 
     // What the model saw, back in RGB: x · std + mean (when normalized), ÷ rescale_factor (when rescaled).

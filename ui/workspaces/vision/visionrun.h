@@ -6,8 +6,9 @@
 // capturing every layer's attention. The snapshot also holds what the model saw (the pixel values mapped back to
 // RGB), each layer's mean over heads and the attention rollout, so the view only slices.
 //
-// Tokens: index 0 is the CLS token, 1 + p is patch p (p = row · cols + col, rows top to bottom); labels "[CLS]" and
-// "r{row}c{col}", as `attnscope-cli run --image` names them. Layers and heads count from 0.
+// Tokens: index 0 is the CLS token, DeiT's distillation token is 1, S + p is patch p (S = 1 for ViT, 2 for DeiT;
+// p = row · cols + col, rows top to bottom); labels "[CLS]", "[DIST]" and "r{row}c{col}", as `attnscope-cli run
+// --image` names them (attn::vitTokenLabel). Layers and heads count from 0.
 
 #include "runner/enginerunner.h"
 
@@ -56,6 +57,7 @@ struct VisionSnapshot : Snapshot {
     attn::VitForwardResult result;
     bool interpolated = false;               // positions interpolated (an input of another size than image_size)
     int layers = 0, heads = 0, rows = 0, cols = 0, length = 0;
+    int special = 1;                         // S, the tokens before the patches: 1 ([CLS]) or 2 (DeiT: [CLS] [DIST])
     std::vector<std::vector<double>> means;  // [layers] of [T, T]: the mean over heads
     std::vector<double> rollout;             // [T, T] through every layer
     struct Prediction {
@@ -69,7 +71,9 @@ struct VisionSnapshot : Snapshot {
     std::vector<std::uint8_t> truth;
 
     int patches() const { return rows * cols; }
-    QStringList tokenLabels() const;         // [T]: "CLS", "r0c0", …
+    QStringList tokenLabels() const;         // [T]: "[CLS]", ("[DIST]"), "r0c0", …
+    // "the CLS token", "the distillation token" or "patch r2c3"; `article` false drops the "the ".
+    QString queryText(int token, bool article = true) const;
     // [T, T] (queries × keys) for a head, a layer's mean or the rollout (layer ignored); occlusion: [rows, cols].
     std::vector<double> matrix(VisionSource source, int layer, int head) const;
     // [rows · cols]: the query token's row of that matrix over the patches (the CLS column left out); occlusion's
@@ -78,7 +82,8 @@ struct VisionSnapshot : Snapshot {
 };
 
 QString visionModelName(const QString &folder);   // sample:NAME → NAME; a folder → its last component
-QString visionTokenLabel(int token, int cols);     // 0 → "[CLS]", 1 + p → "r{p / cols}c{p % cols}" (as run --image)
+// 0 → "[CLS]", 1 < S → "[DIST]", S + p → "r{p / cols}c{p % cols}" (attn::vitTokenLabel, as run --image)
+QString visionTokenLabel(int token, int special, int cols);
 
 attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &request, const JobContext &ctx);
 

@@ -75,7 +75,7 @@ void VisionView::buildUi()
     const auto heading = [form](const QString &text) { addHeading(form, text); };
 
     m_model = addModelRow(form, this,
-                          tr("Open a Vision Transformer folder (config.json with model_type \"vit\", model.safetensors, "
+                          tr("Open a Vision Transformer folder (config.json with model_type \"vit\" or \"deit\", model.safetensors, "
                              "preprocessor_config.json)"),
                           tr("Open a Vision Transformer folder"), [this](const QString &spec) { setModelFolder(spec); });
 
@@ -174,7 +174,8 @@ void VisionView::buildUi()
     pageLayout->setContentsMargins(0, 0, 0, 0);
     m_overlay = new ImageOverlay;
     m_overlay->setOpacity(m_opacity);
-    connect(m_overlay, &ImageOverlay::patchClicked, this, [this](int patch) { setQuery(1 + patch); });
+    connect(m_overlay, &ImageOverlay::patchClicked, this,
+            [this](int patch) { setQuery((m_snapshot ? m_snapshot->special : 1) + patch); });
     m_plot = new HeatmapPlot;
     m_plot->setValueLabel(tr("attention weight"));
     // A row of the map is a query: clicking it shows that token's attention over the image.
@@ -425,9 +426,8 @@ void VisionView::syncControls()
         setIndexCount(m_layerBox, m_snapshot->layers);
         setIndex(m_layerBox, shownLayer());
     }
-    m_queryLabel->setText(m_query == 0 ? tr("the CLS token (0)")
-                                       : tr("patch %1 (token %2)").arg(visionTokenLabel(m_query, m_snapshot ? m_snapshot->cols : 1))
-                                             .arg(m_query));
+    m_queryLabel->setText(m_snapshot ? tr("%1 (token %2)").arg(m_snapshot->queryText(m_query)).arg(m_query)
+                                     : tr("the CLS token (0)"));
     m_clsButton->setEnabled(m_query != 0);
     const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, m_request.image); });
     m_exampleBox->setCurrentIndex(e == m_examples.end() ? 0 : int(e - m_examples.begin()) + 1);
@@ -440,9 +440,12 @@ QString VisionView::predictionText() const
 {
     if (!m_snapshot) return {};
     const VisionSnapshot &s = *m_snapshot;
-    QString text = tr("%1 × %2 pixels → %3 × %4 patches + CLS = %5 tokens%6.")
-                       .arg(s.input.width()).arg(s.input.height()).arg(s.rows).arg(s.cols).arg(s.length)
+    QString text = tr("%1 × %2 pixels → %3 × %4 patches + %5 = %6 tokens%7.")
+                       .arg(s.input.width()).arg(s.input.height()).arg(s.rows).arg(s.cols)
+                       .arg(s.special == 2 ? tr("CLS + DIST") : tr("CLS")).arg(s.length)
                        .arg(s.interpolated ? tr(" (positions interpolated)") : QString());
+    if (s.model && s.model->config().teacher)
+        text += tr("<br>DeiT with teacher: the prediction is the mean of the CLS head and the distillation head.");
     if (s.top.empty()) return text + tr("<br>This model has no classifier.");
     text += QStringLiteral("<table cellspacing=3>");
     for (const auto &p : s.top)
@@ -475,7 +478,7 @@ void VisionView::refreshViews()
     const VisionSnapshot &s = *m_snapshot;
     const int layer = shownLayer();
     const bool occlusion = m_source == VisionSource::Occlusion && s.perturbation;
-    const QString query = m_query == 0 ? tr("the CLS token") : tr("patch %1").arg(visionTokenLabel(m_query, s.cols));
+    const QString query = s.queryText(m_query);
     ImageOverlay::Data d;
     d.image = s.input;
     d.rows = s.rows;
@@ -484,13 +487,13 @@ void VisionView::refreshViews()
                           layer, m_head, m_query);
     d.title = tr("%1: attention of %2 over the patches").arg(sourceText(), query);
     d.valueLabel = m_source == VisionSource::Rollout ? tr("rollout relevance") : tr("attention weight");
-    d.query = m_query;
+    d.query = m_query >= s.special ? m_query - s.special : -1;
     if (occlusion) {
         // A patch whose removal raises the probability is drawn as 0 (its drop is negative).
         for (double &v : d.values) v = std::max(0.0, v);
         d.title = tr("occlusion: the drop of p(%1) when a patch is removed").arg(s.top.empty() ? QString() : s.top.front().label);
         d.valueLabel = tr("probability drop");
-        d.query = 0;
+        d.query = -1;
     }
     d.truth = truthPatches();
     m_overlay->setColorMap(m_colorMap);
@@ -536,7 +539,8 @@ void VisionView::refreshViews()
     h.values.assign(m.begin(), m.end());
     h.rowLabels = h.colLabels = s.tokenLabels();
     m_plot->setColorMap(m_colorMap);
-    m_plot->setTitle(tr("%1, every token (0: CLS; r·c: patches)").arg(sourceText()));
+    m_plot->setTitle(s.special == 2 ? tr("%1, every token (0: CLS; 1: DIST; r·c: patches)").arg(sourceText())
+                                    : tr("%1, every token (0: CLS; r·c: patches)").arg(sourceText()));
     m_plot->setAxisTitles(tr("query token"), tr("key token"));
     m_plot->setValueLabel(m_source == VisionSource::Rollout ? tr("rollout relevance") : tr("attention weight"));
     m_plot->setData(std::move(h));
@@ -584,7 +588,7 @@ QString VisionView::figureCaption() const
 {
     if (!m_snapshot) return {};
     const VisionSnapshot &s = *m_snapshot;
-    const QString query = m_query == 0 ? tr("CLS token") : tr("patch %1").arg(visionTokenLabel(m_query, s.cols));
+    const QString query = s.queryText(m_query, false);
     QString caption = tr("%1 · %2 (%3 × %4 patches) · %5")
                           .arg(visionModelName(s.request.folder), QFileInfo(s.request.image).fileName())
                           .arg(s.rows).arg(s.cols).arg(sourceText());

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Vision: a Vision Transformer (ViT / DeiT-style folder, model_type "vit") on one image. The image is cut into
+// Vision: a Vision Transformer (ViT or DeiT folder, model_type "vit" or "deit") on one image. The image is cut into
 // patches that become tokens after a CLS token; the overlay tints each patch by how much a query token attends to
 // it — the CLS token (whose final state the classifier reads) or a clicked patch — for one head, the mean of a
 // layer's heads, or the rollout through every layer; beside it the patch × patch map of the same attention, and a
