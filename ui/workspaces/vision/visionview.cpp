@@ -426,8 +426,12 @@ void VisionView::syncControls()
         setIndexCount(m_layerBox, m_snapshot->layers);
         setIndex(m_layerBox, shownLayer());
     }
-    m_queryLabel->setText(m_snapshot ? tr("%1 (token %2)").arg(m_snapshot->queryText(m_query)).arg(m_query)
-                                     : tr("the CLS token (0)"));
+    const int special = m_snapshot ? m_snapshot->special : 1;
+    m_queryLabel->setText(m_query == 0        ? tr("the CLS token (0)")
+                          : !m_snapshot        ? tr("token %1").arg(m_query)
+                          : m_query < special  ? tr("the DIST token (1)")
+                                               : tr("%1 (token %2)").arg(m_snapshot->queryText(m_query)).arg(m_query));
+    m_queryLabel->setToolTip(m_query > 0 && m_query < special ? tr("DeiT's distillation token") : QString());
     m_clsButton->setEnabled(m_query != 0);
     const auto e = std::find_if(m_examples.begin(), m_examples.end(), [&](const Example &x) { return samePath(x.image, m_request.image); });
     m_exampleBox->setCurrentIndex(e == m_examples.end() ? 0 : int(e - m_examples.begin()) + 1);
@@ -445,7 +449,7 @@ QString VisionView::predictionText() const
                        .arg(s.special == 2 ? tr("CLS + DIST") : tr("CLS")).arg(s.length)
                        .arg(s.interpolated ? tr(" (positions interpolated)") : QString());
     if (s.model && s.model->config().teacher)
-        text += tr("<br>DeiT with teacher: the prediction is the mean of the CLS head and the distillation head.");
+        text += tr("<br>Two heads (on CLS and DIST), averaged:");
     if (s.top.empty()) return text + tr("<br>This model has no classifier.");
     text += QStringLiteral("<table cellspacing=3>");
     for (const auto &p : s.top)
