@@ -12,6 +12,7 @@
 #include "workspaces/vision/imageoverlay.h"
 #include "workspaces/vision/visionview.h"
 
+#include <attnscope/metrics.h>
 #include <attnscope/npy.h>
 #include <attnscope/vitfaithfulness.h>
 
@@ -85,6 +86,7 @@ private slots:
     void perturbationChecks();
     void exportsTheRunDocument();
     void deitInterpolatedRun();
+    void blurredSubstrate();
 };
 
 // Every head's CLS row over the patches, and each layer's mean over heads, against transformers' attentions.
@@ -284,7 +286,7 @@ void TestUiVision::sessionRoundTrip()
     QVERIFY2(f.run(), qPrintable(f.view.errorText()));
     QString error;
     const QJsonObject state{{"model", kModel}, {"image", kImage}, {"source", "head"}, {"layer", 1}, {"head", 2},
-                            {"query", 9}, {"opacity", 0.35}, {"view", "overlay"}, {"perturb", true}};
+                            {"query", 9}, {"opacity", 0.35}, {"view", "overlay"}, {"perturb", true}, {"substrate", "blur"}};
     QVERIFY2(f.view.restoreSessionState(state, &error), qPrintable(error));
     QVERIFY(f.view.runner()->waitForIdle());
     QCOMPARE(f.view.sessionState(), state);
@@ -547,6 +549,44 @@ void TestUiVision::deitInterpolatedRun()
     QCOMPARE(tokens[1].toString(), QStringLiteral("[DIST]"));
     QCOMPARE(tokens[2].toString(), QStringLiteral("r0c0"));
     QVERIFY(doc["settings"]["interpolate_pos_encoding"].toBool());
+}
+
+// The Removed patch choice reaches the engine: with the blurred image every insertion curve starts at the
+// probability of the Gaussian-blurred picture (a forward pass here); the session and the export name it.
+void TestUiVision::blurredSubstrate()
+{
+    Fixture f;
+    f.view.setPerturbationChecks(true);
+    f.view.setSubstrate(attn::PatchSubstrate::Blur);
+    QVERIFY2(f.run(), qPrintable(f.view.errorText()));
+    const auto s = f.view.snapshot();
+    QVERIFY(s->perturbation.has_value());
+    QCOMPARE(s->perturbation->substrate, attn::PatchSubstrate::Blur);
+    attn::VitForwardOptions o;
+    o.captureAttentions = false;
+    auto blurred = s->model->forward(attn::gaussianBlur(s->pixels, 5.0, 5), o);
+    QVERIFY(blurred.isOk());
+    const std::vector<double> p = attn::softmax(std::vector<double>(blurred->logits.begin(), blurred->logits.end()));
+    for (const auto &m : s->perturbation->methods)
+        QVERIFY(std::abs(m.curves.insertion.front() - p[std::size_t(s->perturbation->target)]) < 1e-12);
+    QVERIFY(f.view.perturbationText().contains(QStringLiteral("blurred image")));
+    QCOMPARE(f.view.sessionState()["substrate"].toString(), QStringLiteral("blur"));
+
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(f.view.exportData(dir.filePath("v.json"), &error), qPrintable(error));
+    QFile file(dir.filePath("v.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject pert = QJsonDocument::fromJson(file.readAll()).object()["analyses"].toObject()["perturbation"].toObject();
+    QCOMPARE(pert["substrate"].toString(), QStringLiteral("blur"));
+    QCOMPARE(pert["blur"]["sigma"].toDouble(), 5.0);
+    QVERIFY(pert["fill"].isNull());
+
+    Fixture g;
+    QVERIFY(g.view.restoreSessionState(QJsonObject{{"substrate", "fill"}}, &error));
+    QCOMPARE(g.view.substrate(), attn::PatchSubstrate::Fill);
+    QVERIFY(!g.view.restoreSessionState(QJsonObject{{"substrate", "smudge"}}, &error));
+    QVERIFY2(error.contains(QStringLiteral("substrate")), qPrintable(error));
 }
 
 #include "tst_ui_vision.moc"

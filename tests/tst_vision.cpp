@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 using namespace attn;
 
@@ -116,6 +117,7 @@ private slots:
     void configErrors();
     void checkpointErrors();
     void perturbationByHand();
+    void blurredSubstrate();
 };
 
 void TestVision::parity_data()
@@ -447,4 +449,99 @@ void TestVision::perturbationByHand()
 }
 
 QTEST_MAIN(TestVision)
+// The blurred substrate (RISE's insertion start). gaussianBlur by hand: a constant stays constant; an impulse
+// becomes the product of the 1-D weights w_k = exp(−k²/2σ²) over their sum, inside and (renormalised over the taps
+// that fall inside) at a corner. removePatches takes the removed patches' pixels from the substrate and leaves the
+// rest; vitPerturbation with it: the insertion start is the blurred image's probability, occlusion the drop with
+// one patch blurred, each against a forward pass here.
+void TestVision::blurredSubstrate()
+{
+    const double sigma = 1.5;
+    const int radius = 2, n = 9;
+    std::vector<double> w;
+    for (int k = -radius; k <= radius; ++k) w.push_back(std::exp(-double(k * k) / (2 * sigma * sigma)));
+    const double sum = std::accumulate(w.begin(), w.end(), 0.0), half = w[2] + w[3] + w[4];   // corner: k = 0, 1, 2
+    PixelValues flat{n, n, std::vector<float>(3 * n * n, 0.75f)};
+    const PixelValues flatBlur = gaussianBlur(flat, sigma, radius);
+    for (float v : flatBlur.values) QVERIFY(std::abs(v - 0.75f) < 1e-6f);
+    PixelValues impulse{n, n, std::vector<float>(3 * n * n, 0.0f)};
+    impulse.values[std::size_t(4 * n + 4)] = 1.0f;                   // channel 0, the centre
+    impulse.values[std::size_t(2 * n * n)] = 1.0f;                   // channel 2, the corner (0, 0)
+    const PixelValues b = gaussianBlur(impulse, sigma, radius);
+    double worst = 0.0;
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const int dy = y - 4, dx = x - 4;
+            const double want = std::abs(dy) <= radius && std::abs(dx) <= radius
+                                    ? w[std::size_t(dy + radius)] * w[std::size_t(dx + radius)] / (sum * sum) : 0.0;
+            worst = std::max(worst, std::abs(b.values[std::size_t(y * n + x)] - want));
+            QCOMPARE(b.values[std::size_t(n * n + y * n + x)], 0.0f);   // channel 1 untouched by the others
+            // The corner impulse: at (y, x) ≤ radius the taps inside are k = −y … radius for the output row y.
+            double rowNorm = 0.0, colNorm = 0.0;
+            for (int k = -radius; k <= radius; ++k) {
+                rowNorm += (y + k >= 0 && y + k < n) ? w[std::size_t(k + radius)] : 0.0;
+                colNorm += (x + k >= 0 && x + k < n) ? w[std::size_t(k + radius)] : 0.0;
+            }
+            const double corner = y <= radius && x <= radius
+                                      ? w[std::size_t(radius - y)] * w[std::size_t(radius - x)] / (rowNorm * colNorm) : 0.0;
+            worst = std::max(worst, std::abs(b.values[std::size_t(2 * n * n + y * n + x)] - corner));
+        }
+    QVERIFY2(worst < 1e-7, qPrintable(QString::number(worst)));
+    QVERIFY(std::abs(b.values[0] - 0.0) < 1e-9);
+    QVERIFY(std::abs(b.values[std::size_t(2 * n * n)] - w[2] * w[2] / (half * half)) < 1e-7);
+    QCOMPARE(gaussianBlur(impulse, sigma, 0).values, impulse.values);
+
+    auto model = VitModel::loadFolder((kFixtures + "models/vit-cls-d48h3").toStdString());
+    QVERIFY2(model.isOk(), msg(model.status().message()));
+    auto pixels = readPixelValuesNpy((kFixtures + "vision/vit-cls-plain/pixel_values.npy").toStdString());
+    QVERIFY2(pixels.isOk(), msg(pixels.status().message()));
+    const int P = 49, W = int(pixels->width), plane = int(pixels->height) * W;
+    const PixelValues blurred = gaussianBlur(*pixels, 5.0, 5);
+    std::vector<std::uint8_t> kept(P, 1);
+    kept[10] = 0;   // row 1, column 3: y 4 … 7, x 12 … 15
+    const PixelValues one = removePatches(*pixels, 4, 4, kept, blurred);
+    int wrong = 0;
+    for (int ch = 0; ch < 3; ++ch)
+        for (int y = 0; y < int(pixels->height); ++y)
+            for (int x = 0; x < W; ++x) {
+                const std::size_t e = std::size_t(ch * plane + y * W + x);
+                const bool in = y >= 4 && y < 8 && x >= 12 && x < 16;
+                wrong += one.values[e] != (in ? blurred.values[e] : pixels->values[e]);
+            }
+    QCOMPARE(wrong, 0);
+
+    const auto probability = [&](const PixelValues &px, int target) {
+        VitForwardOptions o;
+        o.captureAttentions = false;
+        auto r = model->forward(px, o);
+        const std::vector<float> &z = r->logits;
+        const double m = *std::max_element(z.begin(), z.end());
+        double s = 0.0;
+        for (float v : z) s += std::exp(double(v) - m);
+        return std::exp(double(z[std::size_t(target)]) - m) / s;
+    };
+    VitPerturbationOptions po;
+    po.substrate = PatchSubstrate::Blur;
+    po.randomSeeds = 2;
+    std::vector<double> ramp(P);
+    for (int p = 0; p < P; ++p) ramp[std::size_t(p)] = double(P - p);
+    auto r = vitPerturbation(*model, *pixels, {{"ramp", ramp}}, po);
+    QVERIFY2(r.isOk(), msg(r.status().message()));
+    QCOMPARE(r->substrate, PatchSubstrate::Blur);
+    QCOMPARE(r->blurRadius, 5);
+    const double pBlur = probability(blurred, r->target), p0 = probability(*pixels, r->target);
+    for (const auto &m : r->methods) {
+        QVERIFY(std::abs(m.curves.insertion.front() - pBlur) < 1e-12);
+        QVERIFY(std::abs(m.curves.deletion.back() - pBlur) < 1e-12);
+        QVERIFY(std::abs(m.curves.insertion.back() - p0) < 1e-12);
+    }
+    QVERIFY(std::abs(r->occlusion[10] - (p0 - probability(one, r->target))) < 1e-12);
+    // Not the mean-colour substrate's start.
+    const double pFill = probability(removePatches(*pixels, 4, 4, std::vector<std::uint8_t>(P, 0)), r->target);
+    QVERIFY(std::abs(pBlur - pFill) > 1e-6);
+    po.blurSigma = 0.0;
+    auto bad = vitPerturbation(*model, *pixels, {}, po);
+    QVERIFY(!bad.isOk() && bad.status().message().find("blur: sigma must be") != std::string::npos);
+}
+
 #include "tst_vision.moc"

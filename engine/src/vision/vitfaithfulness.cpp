@@ -27,6 +27,60 @@ PixelValues removePatches(const PixelValues &pixels, std::int64_t patchHeight, s
     return out;
 }
 
+PixelValues removePatches(const PixelValues &pixels, std::int64_t patchHeight, std::int64_t patchWidth,
+                          const std::vector<std::uint8_t> &kept, const PixelValues &substrate)
+{
+    PixelValues out = pixels;
+    if (patchHeight <= 0 || patchWidth <= 0 || substrate.values.size() != pixels.values.size()) return out;
+    const std::int64_t rows = pixels.height / patchHeight, cols = pixels.width / patchWidth;
+    const std::size_t plane = std::size_t(pixels.height) * std::size_t(pixels.width);
+    for (std::int64_t p = 0; p < rows * cols && std::size_t(p) < kept.size(); ++p) {
+        if (kept[std::size_t(p)]) continue;
+        const std::int64_t r = p / cols, c = p % cols;
+        for (std::size_t ch = 0; ch < 3; ++ch)
+            for (std::int64_t y = r * patchHeight; y < (r + 1) * patchHeight; ++y) {
+                const std::size_t at = ch * plane + std::size_t(y) * std::size_t(pixels.width) + std::size_t(c * patchWidth);
+                std::copy_n(substrate.values.begin() + std::ptrdiff_t(at), patchWidth, out.values.begin() + std::ptrdiff_t(at));
+            }
+    }
+    return out;
+}
+
+PixelValues gaussianBlur(const PixelValues &pixels, double sigma, int radius)
+{
+    PixelValues out = pixels;
+    if (radius <= 0 || !(sigma > 0.0)) return out;
+    std::vector<double> w(std::size_t(2 * radius + 1));
+    for (int k = -radius; k <= radius; ++k) w[std::size_t(k + radius)] = std::exp(-double(k) * k / (2.0 * sigma * sigma));
+    const std::int64_t H = pixels.height, W = pixels.width;
+    const std::size_t plane = std::size_t(H) * std::size_t(W);
+    // One pass along a line of n values `stride` apart, in double, the weights of the taps inside renormalised.
+    const auto pass = [&](const std::vector<double> &in, std::vector<double> &dst, std::int64_t n, std::int64_t lines,
+                          std::int64_t stride, std::int64_t lineStride) {
+        for (std::int64_t line = 0; line < lines; ++line)
+            for (std::int64_t i = 0; i < n; ++i) {
+                double sum = 0.0, norm = 0.0;
+                for (int k = -radius; k <= radius; ++k) {
+                    const std::int64_t j = i + k;
+                    if (j < 0 || j >= n) continue;
+                    sum += w[std::size_t(k + radius)] * in[std::size_t(line * lineStride + j * stride)];
+                    norm += w[std::size_t(k + radius)];
+                }
+                dst[std::size_t(line * lineStride + i * stride)] = sum / norm;
+            }
+    };
+    for (std::size_t ch = 0; ch < 3 && (ch + 1) * plane <= pixels.values.size(); ++ch) {
+        std::vector<double> a(pixels.values.begin() + std::ptrdiff_t(ch * plane), pixels.values.begin() + std::ptrdiff_t((ch + 1) * plane)),
+            b(plane);
+        pass(a, b, W, H, 1, W);   // along x
+        pass(b, a, H, W, W, 1);   // along y
+        for (std::size_t i = 0; i < plane; ++i) out.values[ch * plane + i] = float(a[i]);
+    }
+    return out;
+}
+
+std::string substrateName(PatchSubstrate s) { return s == PatchSubstrate::Blur ? "blur" : "fill"; }
+
 namespace {
 
 double classProbability(const std::vector<float> &logits, int target)
@@ -43,6 +97,9 @@ Result<VitPerturbation> vitPerturbation(const VitModel &model, const PixelValues
     const VitConfig &c = model.config();
     if (!c.classifier) return Status::invalid("faithfulness: " + model.name() + " has no classifier to perturb");
     if (options.randomSeeds < 1 || options.randomSeeds > 1000) return Status::invalid("randomSeeds: must be 1 … 1000");
+    if (options.substrate == PatchSubstrate::Blur && (!(options.blurSigma > 0.0) || options.blurSigma > 1000.0 ||
+                                                      options.blurRadius < 1 || options.blurRadius > 1000))
+        return Status::invalid("blur: sigma must be in (0, 1000] and the radius 1 … 1000 pixels");
     VitForwardOptions fwd;
     fwd.backend = options.backend;
     fwd.threads = options.threads;
@@ -58,11 +115,19 @@ Result<VitPerturbation> vitPerturbation(const VitModel &model, const PixelValues
 
     VitPerturbation out;
     out.patches = P;
+    out.substrate = options.substrate;
+    out.fill = options.fill;
+    out.blurSigma = options.blurSigma;
+    out.blurRadius = options.blurRadius;
+    out.randomSeeds = options.randomSeeds;
     out.step = options.step > 0 ? std::min(options.step, P) : (P > 100 ? (P + 19) / 20 : 1);
     const int points = (P + out.step - 1) / out.step + 1;
     const int methodsTotal = int(methods.size()) + 1 + options.randomSeeds;
     const int totalForwards = 1 + P + methodsTotal * 2 * points;
 
+    const PixelValues blurred = options.substrate == PatchSubstrate::Blur
+                                    ? gaussianBlur(pixels, options.blurSigma, options.blurRadius)
+                                    : PixelValues{};
     auto base = model.forward(pixels, fwd);
     if (!base) return base.status();
     out.target = int(std::max_element(base->logits.begin(), base->logits.end()) - base->logits.begin());
@@ -75,7 +140,10 @@ Result<VitPerturbation> vitPerturbation(const VitModel &model, const PixelValues
             failure = Status::cancelled();
             return 0.0;
         }
-        auto r = model.forward(removePatches(pixels, c.patchHeight, c.patchWidth, kept, options.fill), fwd);
+        auto r = model.forward(options.substrate == PatchSubstrate::Blur
+                                   ? removePatches(pixels, c.patchHeight, c.patchWidth, kept, blurred)
+                                   : removePatches(pixels, c.patchHeight, c.patchWidth, kept, options.fill),
+                               fwd);
         ++out.forwards;
         if (options.progress) options.progress(std::min(1.0, double(out.forwards) / totalForwards));
         if (!r) {

@@ -206,6 +206,7 @@ attn::Result<std::shared_ptr<Snapshot>> runVisionJob(const VisionRequest &reques
             methods.emplace_back("L" + std::to_string(l) + " mean", snap->patchRow(VisionSource::Mean, l, 0, 0));
         methods.emplace_back("rollout", snap->patchRow(VisionSource::Rollout, 0, 0, 0));
         attn::VitPerturbationOptions po;
+        po.substrate = request.substrate;
         po.backend = request.backend;
         po.cancel = ctx.cancelFn();
         po.progress = ctx.progressFn();

@@ -45,6 +45,9 @@ struct VisionRequest {
     // Perturbation checks (vitfaithfulness.h): occlusion, and deletion / insertion curves of each layer's mean CLS
     // attention, the rollout, occlusion and a random baseline. One forward pass per point: off by default.
     bool perturb = false;
+    // What a removed patch becomes: the mean colour (0 after normalization) or the blurred image's pixels (RISE's
+    // insertion substrate; σ = 5, radius 5 pixels).
+    attn::PatchSubstrate substrate = attn::PatchSubstrate::Fill;
     attn::Backend backend = attn::Backend::Auto;
 };
 

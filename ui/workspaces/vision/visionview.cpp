@@ -157,12 +157,30 @@ void VisionView::buildUi()
 
     heading(tr("Faithfulness"));
     m_perturb = new QCheckBox(tr("Perturbation checks"));
-    m_perturb->setToolTip(tr("Remove patches (set them to the mean colour) and watch the predicted class's "
+    m_perturb->setToolTip(tr("Remove patches (replace them by the substrate below) and watch the predicted class's "
                              "probability: occlusion removes one patch at a time; the deletion and insertion curves "
                              "remove or add patches in the order each map ranks them, beside random orders. One "
                              "forward pass per point."));
     connect(m_perturb, &QCheckBox::toggled, this, &VisionView::setPerturbationChecks);
     form->addWidget(m_perturb);
+    {
+        auto *row = new QHBoxLayout;
+        auto *label = new QLabel(tr("Removed patch"));
+        m_substrateBox = new QComboBox;
+        m_substrateBox->addItem(tr("mean colour"), int(attn::PatchSubstrate::Fill));
+        m_substrateBox->addItem(tr("blurred image"), int(attn::PatchSubstrate::Blur));
+        m_substrateBox->setItemData(0, tr("Every pixel of a removed patch becomes 0, the dataset's mean colour after "
+                                          "normalization (RISE's deletion substrate)"), Qt::ToolTipRole);
+        m_substrateBox->setItemData(1, tr("A removed patch takes the pixels of a Gaussian-blurred copy of the image "
+                                          "(σ = 5 px, 11 taps; RISE's insertion substrate): its coarse colour stays, "
+                                          "its detail goes"), Qt::ToolTipRole);
+        label->setBuddy(m_substrateBox);
+        row->addWidget(label);
+        row->addWidget(m_substrateBox, 1);
+        form->addLayout(row);
+        connect(m_substrateBox, &QComboBox::activated, this,
+                [this](int i) { setSubstrate(attn::PatchSubstrate(m_substrateBox->itemData(i).toInt())); });
+    }
     m_aucTable = new QLabel;
     m_aucTable->setWordWrap(true);
     m_aucTable->setTextFormat(Qt::RichText);
@@ -326,6 +344,14 @@ void VisionView::setPerturbationChecks(bool on)
     scheduleRun();
 }
 
+void VisionView::setSubstrate(attn::PatchSubstrate substrate)
+{
+    if (substrate == m_request.substrate) return;
+    m_request.substrate = substrate;
+    syncControls();
+    if (m_request.perturb) scheduleRun();
+}
+
 void VisionView::setView(View view)
 {
     m_view = view;
@@ -416,6 +442,9 @@ void VisionView::syncControls()
     {
         const QSignalBlocker b7(m_perturb);
         m_perturb->setChecked(m_request.perturb);
+        const QSignalBlocker b8(m_substrateBox);
+        m_substrateBox->setCurrentIndex(m_substrateBox->findData(int(m_request.substrate)));
+        m_substrateBox->setEnabled(m_request.perturb);
     }
     // Occlusion is there once the checks have run on a classifier.
     if (auto *model = qobject_cast<QStandardItemModel *>(m_sourceBox->model()))
@@ -462,7 +491,8 @@ QString VisionView::perturbationText() const
 {
     if (!m_snapshot || !m_snapshot->perturbation) return {};
     const attn::VitPerturbation &p = *m_snapshot->perturbation;
-    QString t = tr("Removing patches (mean colour) from p = %1 for %2; %3 forward passes, %4 patch(es) per point.")
+    QString t = tr("Removing patches (%1) from p = %2 for %3; %4 forward passes, %5 patch(es) per point.")
+                    .arg(p.substrate == attn::PatchSubstrate::Blur ? tr("blurred image") : tr("mean colour"))
                     .arg(p.probability, 0, 'f', 3).arg(m_snapshot->top.empty() ? QString() : m_snapshot->top.front().label.toHtmlEscaped())
                     .arg(p.forwards).arg(p.step);
     t += QStringLiteral("<table cellspacing=3><tr><th align=left>%1</th><th>%2</th><th>%3</th></tr>")
@@ -665,11 +695,16 @@ bool VisionView::exportData(const QString &path, QString *error) const
                                        {QStringLiteral("auc_deletion"), m.curves.aucDeletion},
                                        {QStringLiteral("auc_insertion"), m.curves.aucInsertion}});
         analyses.insert(QStringLiteral("perturbation"),
-                        QJsonObject{{QStringLiteral("substrate"), 0.0},
+                        QJsonObject{{QStringLiteral("substrate"), QString::fromStdString(attn::substrateName(p.substrate))},
+                                    {QStringLiteral("fill"), p.substrate == attn::PatchSubstrate::Fill ? QJsonValue(p.fill) : QJsonValue()},
+                                    {QStringLiteral("blur"), p.substrate == attn::PatchSubstrate::Blur
+                                                                 ? QJsonValue(QJsonObject{{QStringLiteral("sigma"), p.blurSigma},
+                                                                                          {QStringLiteral("radius"), p.blurRadius}})
+                                                                 : QJsonValue()},
                                     {QStringLiteral("target"), p.target},
                                     {QStringLiteral("probability"), p.probability},
                                     {QStringLiteral("step"), p.step},
-                                    {QStringLiteral("random_seeds"), 5},
+                                    {QStringLiteral("random_seeds"), p.randomSeeds},
                                     {QStringLiteral("forwards"), p.forwards},
                                     {QStringLiteral("occlusion"), numbers(p.occlusion)},
                                     {QStringLiteral("methods"), methods}});
@@ -693,7 +728,8 @@ QJsonObject VisionView::sessionState() const
                       {QStringLiteral("query"), m_query},
                       {QStringLiteral("opacity"), m_opacity},
                       {QStringLiteral("view"), kViewNames[int(m_view)]},
-                      {QStringLiteral("perturb"), m_request.perturb}};
+                      {QStringLiteral("perturb"), m_request.perturb},
+                      {QStringLiteral("substrate"), QString::fromStdString(attn::substrateName(m_request.substrate))}};
     if (m_layer >= 0) state.insert(QStringLiteral("layer"), m_layer);   // absent: the last layer
     return state;
 }
@@ -702,13 +738,16 @@ bool VisionView::restoreSessionState(const QJsonObject &state, QString *error)
 {
     StateReader in(state, {QStringLiteral("model"), QStringLiteral("image"), QStringLiteral("source"), QStringLiteral("layer"),
                            QStringLiteral("head"), QStringLiteral("query"), QStringLiteral("opacity"), QStringLiteral("view"),
-                           QStringLiteral("perturb")});
+                           QStringLiteral("perturb"), QStringLiteral("substrate")});
     QString folder = m_request.folder, image = m_request.image;
     QString sourceName = kSourceNames[int(m_source)], viewName = kViewNames[int(m_view)];
     int layer = m_layer, head = m_head, query = m_query;
     double opacity = m_opacity;
     bool perturb = m_request.perturb;
     in.boolean(QStringLiteral("perturb"), perturb);
+    const QStringList substrates{QStringLiteral("fill"), QStringLiteral("blur")};
+    QString substrateName = substrates[int(m_request.substrate)];
+    in.choice(QStringLiteral("substrate"), substrates, substrateName);
     in.string(QStringLiteral("model"), folder, 4096).string(QStringLiteral("image"), image, 4096);
     in.choice(QStringLiteral("source"), kSourceNames, sourceName).choice(QStringLiteral("view"), kViewNames, viewName);
     in.integer(QStringLiteral("layer"), 0, 4095, layer).integer(QStringLiteral("head"), 0, 4095, head);
@@ -721,6 +760,7 @@ bool VisionView::restoreSessionState(const QJsonObject &state, QString *error)
     m_opacity = opacity;
     m_overlay->setOpacity(opacity);
     m_request.perturb = perturb;
+    m_request.substrate = attn::PatchSubstrate(substrates.indexOf(substrateName));
     if (state.contains(QStringLiteral("image"))) m_request.image = image;
     if (folder != m_request.folder) setModelFolder(folder);
     m_query = query;   // after the model: a new folder's first example resets nothing it was given

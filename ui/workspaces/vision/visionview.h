@@ -69,6 +69,8 @@ public:
     void setView(View view);
     void setPerturbationChecks(bool on);   // occlusion and deletion / insertion curves (runs again)
     bool perturbationChecks() const { return m_request.perturb; }
+    void setSubstrate(attn::PatchSubstrate substrate);   // what a removed patch becomes (runs again with the checks on)
+    attn::PatchSubstrate substrate() const { return m_request.substrate; }
 
     QString modelFolder() const { return m_request.folder; }
     QString image() const { return m_request.image; }
@@ -130,6 +132,7 @@ private:
     QComboBox *m_viewBox = nullptr;
     QLabel *m_predictions = nullptr;
     QCheckBox *m_perturb = nullptr;
+    QComboBox *m_substrateBox = nullptr;
     QLabel *m_aucTable = nullptr;
     QWidget *m_curves = nullptr;
     XYPlot *m_deletion = nullptr;
