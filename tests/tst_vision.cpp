@@ -101,6 +101,20 @@ double compare(const VitForwardResult &r, const VitConfig &c, const QString &cas
     return attErr;
 }
 
+// The softmax probability of `target` (in double over the float32 logits), the score vitPerturbation follows.
+double classProbability(const VitModel &model, const PixelValues &px, int target)
+{
+    VitForwardOptions o;
+    o.captureAttentions = false;
+    auto r = model.forward(px, o);
+    if (!r) return NAN;
+    const std::vector<float> &z = r->logits;
+    const double m = *std::max_element(z.begin(), z.end());
+    double sum = 0.0;
+    for (float v : z) sum += std::exp(double(v) - m);
+    return std::exp(double(z[std::size_t(target)]) - m) / sum;
+}
+
 } // namespace
 
 class TestVision : public QObject {
@@ -399,16 +413,7 @@ void TestVision::perturbationByHand()
     QCOMPARE(changed, 0);
     QCOMPARE(inPatch, 3 * 16);
 
-    const auto probability = [&](const PixelValues &px, int target) {
-        VitForwardOptions o;
-        o.captureAttentions = false;
-        auto r = model->forward(px, o);
-        const std::vector<float> &z = r->logits;
-        const double m = *std::max_element(z.begin(), z.end());
-        double sum = 0.0;
-        for (float v : z) sum += std::exp(double(v) - m);
-        return std::exp(double(z[std::size_t(target)]) - m) / sum;
-    };
+    const auto probability = [&](const PixelValues &px, int target) { return classProbability(*model, px, target); };
     std::vector<double> ramp(P);
     for (int p = 0; p < P; ++p) ramp[std::size_t(p)] = double(P - p);   // patch 0 first
     auto r = vitPerturbation(*model, *pixels, {{"ramp", ramp}});
@@ -510,16 +515,7 @@ void TestVision::blurredSubstrate()
             }
     QCOMPARE(wrong, 0);
 
-    const auto probability = [&](const PixelValues &px, int target) {
-        VitForwardOptions o;
-        o.captureAttentions = false;
-        auto r = model->forward(px, o);
-        const std::vector<float> &z = r->logits;
-        const double m = *std::max_element(z.begin(), z.end());
-        double s = 0.0;
-        for (float v : z) s += std::exp(double(v) - m);
-        return std::exp(double(z[std::size_t(target)]) - m) / s;
-    };
+    const auto probability = [&](const PixelValues &px, int target) { return classProbability(*model, px, target); };
     VitPerturbationOptions po;
     po.substrate = PatchSubstrate::Blur;
     po.randomSeeds = 2;

@@ -9,11 +9,15 @@
 
 namespace attn {
 
-PixelValues removePatches(const PixelValues &pixels, std::int64_t patchHeight, std::int64_t patchWidth,
-                          const std::vector<std::uint8_t> &kept, float fill)
+namespace {
+
+// Calls rowOf(at) for each removed patch's pixel rows: `at` the index of the row's first value (channel, y, the
+// patch's first x), patchWidth values from there.
+template <class RowFn>
+void forEachRemovedRow(const PixelValues &pixels, std::int64_t patchHeight, std::int64_t patchWidth,
+                       const std::vector<std::uint8_t> &kept, RowFn rowOf)
 {
-    PixelValues out = pixels;
-    if (patchHeight <= 0 || patchWidth <= 0) return out;
+    if (patchHeight <= 0 || patchWidth <= 0) return;
     const std::int64_t rows = pixels.height / patchHeight, cols = pixels.width / patchWidth;
     const std::size_t plane = std::size_t(pixels.height) * std::size_t(pixels.width);
     for (std::int64_t p = 0; p < rows * cols && std::size_t(p) < kept.size(); ++p) {
@@ -21,9 +25,18 @@ PixelValues removePatches(const PixelValues &pixels, std::int64_t patchHeight, s
         const std::int64_t r = p / cols, c = p % cols;
         for (std::size_t ch = 0; ch < 3; ++ch)
             for (std::int64_t y = r * patchHeight; y < (r + 1) * patchHeight; ++y)
-                for (std::int64_t x = c * patchWidth; x < (c + 1) * patchWidth; ++x)
-                    out.values[ch * plane + std::size_t(y) * std::size_t(pixels.width) + std::size_t(x)] = fill;
+                rowOf(std::ptrdiff_t(ch * plane + std::size_t(y) * std::size_t(pixels.width) + std::size_t(c * patchWidth)));
     }
+}
+
+} // namespace
+
+PixelValues removePatches(const PixelValues &pixels, std::int64_t patchHeight, std::int64_t patchWidth,
+                          const std::vector<std::uint8_t> &kept, float fill)
+{
+    PixelValues out = pixels;
+    forEachRemovedRow(pixels, patchHeight, patchWidth, kept,
+                      [&](std::ptrdiff_t at) { std::fill_n(out.values.begin() + at, patchWidth, fill); });
     return out;
 }
 
@@ -31,18 +44,10 @@ PixelValues removePatches(const PixelValues &pixels, std::int64_t patchHeight, s
                           const std::vector<std::uint8_t> &kept, const PixelValues &substrate)
 {
     PixelValues out = pixels;
-    if (patchHeight <= 0 || patchWidth <= 0 || substrate.values.size() != pixels.values.size()) return out;
-    const std::int64_t rows = pixels.height / patchHeight, cols = pixels.width / patchWidth;
-    const std::size_t plane = std::size_t(pixels.height) * std::size_t(pixels.width);
-    for (std::int64_t p = 0; p < rows * cols && std::size_t(p) < kept.size(); ++p) {
-        if (kept[std::size_t(p)]) continue;
-        const std::int64_t r = p / cols, c = p % cols;
-        for (std::size_t ch = 0; ch < 3; ++ch)
-            for (std::int64_t y = r * patchHeight; y < (r + 1) * patchHeight; ++y) {
-                const std::size_t at = ch * plane + std::size_t(y) * std::size_t(pixels.width) + std::size_t(c * patchWidth);
-                std::copy_n(substrate.values.begin() + std::ptrdiff_t(at), patchWidth, out.values.begin() + std::ptrdiff_t(at));
-            }
-    }
+    if (substrate.values.size() != pixels.values.size()) return out;
+    forEachRemovedRow(pixels, patchHeight, patchWidth, kept, [&](std::ptrdiff_t at) {
+        std::copy_n(substrate.values.begin() + at, patchWidth, out.values.begin() + at);
+    });
     return out;
 }
 
