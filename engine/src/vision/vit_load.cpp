@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ViT checkpoint folders (vit.h): config.json → VitConfig, model.safetensors → VitWeights. Tensor names are the
 // Hub's (transformers saves them so whatever it calls them inside); an optional "vit." / "deit." prefix
-// (classifiers) is stripped. Every tensor is checked against the shape config.json implies, and a tensor this loader does not use
-// is an error (a checkpoint of another layout must not load half-read).
+// (classifiers) is stripped. Every tensor is checked against the shape config.json implies, and a tensor this
+// loader does not use is an error (a checkpoint of another layout must not load half-read).
 #include "model/hf_checkpoint.h"
 #include "vit_weights.h"
 
